@@ -1,0 +1,335 @@
+//! Banderwagon elements, their canonical 32-byte encoding and map-to-scalar-field.
+
+use ark_ec::twisted_edwards::TECurveConfig;
+use ark_ec::{AdditiveGroup, CurveGroup, PrimeGroup};
+use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsAffine, EdwardsProjective};
+use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+use crate::{Fq, Fr};
+
+/// Why 32 bytes are not the encoding of a Banderwagon element.
+///
+/// Each check of the decoder has its own variant, in the order the checks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The encoding is not 32 bytes long.
+    #[error("point encoding must be 32 bytes, got {got}")]
+    WrongLength {
+        /// The length received.
+        got: usize,
+    },
+    /// The big-endian x coordinate is not below the field modulus p.
+    #[error("point x coordinate is not canonical (x >= p)")]
+    NotCanonical,
+    /// No point of the curve has this x coordinate.
+    #[error("point is not on the Bandersnatch curve")]
+    NotOnCurve,
+    /// The point is on the curve but not in the prime-order subgroup (1 - a·x² is not a square).
+    #[error("point is not in the prime-order subgroup")]
+    NotInSubgroup,
+    /// An uncompressed `(x, y)` pair whose y is not the lexicographically larger root.
+    #[error("uncompressed point does not carry the canonical (larger) y")]
+    NotCanonicalY,
+}
+
+/// An element of the Banderwagon group.
+///
+/// Internally a Bandersnatch point in extended projective coordinates; two points that
+/// differ by the 2-torsion point `(0, -1)` are the same element.
+#[derive(Clone, Copy, Debug)]
+pub struct Element(pub(crate) EdwardsProjective);
+
+impl PartialEq for Element {
+    /// `x1·y2 == x2·y1`: equality in the quotient group.
+    fn eq(&self, other: &Self) -> bool {
+        self.0.x * other.0.y == other.0.x * self.0.y
+    }
+}
+impl Eq for Element {}
+
+impl Default for Element {
+    fn default() -> Self {
+        Self::identity()
+    }
+}
+
+/// `y` is "positive" when it is the lexicographically larger of `y` and `-y`.
+fn is_positive(y: &Fq) -> bool {
+    y.into_bigint() > (-*y).into_bigint()
+}
+
+fn fq_to_be_bytes(x: &Fq) -> [u8; 32] {
+    let le = x.into_bigint().to_bytes_le();
+    let mut out = [0u8; 32];
+    for (o, b) in out.iter_mut().zip(le.iter().rev()) {
+        *o = *b;
+    }
+    out
+}
+
+fn fq_from_be_bytes_canonical(bytes: &[u8; 32]) -> Option<Fq> {
+    let mut limbs = [0u64; 4];
+    for (i, limb) in limbs.iter_mut().enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[32 - 8 * (i + 1)..32 - 8 * i]);
+        *limb = u64::from_be_bytes(w);
+    }
+    Fq::from_bigint(ark_ff::BigInt::new(limbs))
+}
+
+/// The y with `(x, y)` on the curve and y positive, if any: `y² = (1 - a·x²) / (1 - d·x²)`.
+fn positive_y_from_x(x: &Fq) -> Option<Fq> {
+    let x2 = x.square();
+    let num = Fq::one() - BandersnatchConfig::COEFF_A * x2;
+    let den = Fq::one() - BandersnatchConfig::COEFF_D * x2;
+    let y = (num * den.inverse()?).sqrt()?;
+    Some(if is_positive(&y) { y } else { -y })
+}
+
+/// Subgroup check for Banderwagon: `1 - a·x²` must be a non-zero square.
+fn in_subgroup(x: &Fq) -> bool {
+    let v = Fq::one() - BandersnatchConfig::COEFF_A * x.square();
+    v.legendre().is_qr()
+}
+
+impl Element {
+    /// The neutral element.
+    pub fn identity() -> Self {
+        Element(EdwardsProjective::zero())
+    }
+
+    /// The group generator (arkworks' Bandersnatch generator; `Q` of the IPA).
+    pub fn generator() -> Self {
+        Element(EdwardsProjective::generator())
+    }
+
+    /// Whether this is the neutral element (`x == 0`).
+    pub fn is_identity(&self) -> bool {
+        self.0.x.is_zero()
+    }
+
+    /// The canonical 32-byte encoding: big-endian x, negated when y is not positive.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        Self::affine_to_bytes(&self.0.into_affine())
+    }
+
+    fn affine_to_bytes(p: &EdwardsAffine) -> [u8; 32] {
+        let x = if is_positive(&p.y) { p.x } else { -p.x };
+        fq_to_be_bytes(&x)
+    }
+
+    /// Encodes many elements with one field inversion.
+    pub fn batch_to_bytes(elements: &[Element]) -> Vec<[u8; 32]> {
+        let proj: Vec<EdwardsProjective> = elements.iter().map(|e| e.0).collect();
+        EdwardsProjective::normalize_batch(&proj)
+            .iter()
+            .map(Self::affine_to_bytes)
+            .collect()
+    }
+
+    /// Decodes a canonical 32-byte encoding, with the subgroup check.
+    ///
+    /// Total: every byte string gives either an element or a [`DecodeError`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Element, DecodeError> {
+        let arr: &[u8; 32] = bytes
+            .try_into()
+            .map_err(|_| DecodeError::WrongLength { got: bytes.len() })?;
+        let x = fq_from_be_bytes_canonical(arr).ok_or(DecodeError::NotCanonical)?;
+        let y = positive_y_from_x(&x).ok_or(DecodeError::NotOnCurve)?;
+        if !in_subgroup(&x) {
+            return Err(DecodeError::NotInSubgroup);
+        }
+        Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
+    }
+
+    /// Decodes an uncompressed pair of big-endian coordinates, as go-ipa's untrusted
+    /// `SetBytesUncompressed` does: y must equal the positive root for x.
+    pub fn from_uncompressed_be(x_be: &[u8; 32], y_be: &[u8; 32]) -> Result<Element, DecodeError> {
+        let x = fq_from_be_bytes_canonical(x_be).ok_or(DecodeError::NotCanonical)?;
+        let y_given = fq_from_be_bytes_canonical(y_be).ok_or(DecodeError::NotCanonical)?;
+        let y = positive_y_from_x(&x).ok_or(DecodeError::NotOnCurve)?;
+        if y != y_given {
+            return Err(DecodeError::NotCanonicalY);
+        }
+        if !in_subgroup(&x) {
+            return Err(DecodeError::NotInSubgroup);
+        }
+        Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
+    }
+
+    /// Builds an element from affine Bandersnatch coordinates if the point is on the curve
+    /// and in the subgroup (used for try-and-increment and tests).
+    pub fn from_affine_coordinates(x: Fq, y: Fq) -> Option<Element> {
+        let p = EdwardsAffine::new_unchecked(x, y);
+        if !p.is_on_curve() || !in_subgroup(&x) {
+            return None;
+        }
+        Some(Element(p.into()))
+    }
+
+    /// Affine `(x, y)` of one representative of this element.
+    pub fn to_affine_coordinates(&self) -> (Fq, Fq) {
+        let a = self.0.into_affine();
+        (a.x, a.y)
+    }
+
+    /// `map_to_scalar_field` (EIP-6800 `group_to_scalar_field`): `x/y` as 32 little-endian
+    /// bytes reduced mod r; the identity maps to 0.
+    pub fn map_to_scalar_field(&self) -> Fr {
+        match self.0.y.inverse() {
+            Some(inv) => fq_to_fr(&(self.0.x * inv)),
+            None => Fr::zero(),
+        }
+    }
+
+    /// [`Element::map_to_scalar_field`] for many elements with one field inversion.
+    pub fn batch_map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
+        let mut ys: Vec<Fq> = elements.iter().map(|e| e.0.y).collect();
+        ark_ff::batch_inversion(&mut ys);
+        elements
+            .iter()
+            .zip(ys.iter())
+            .map(|(e, yi)| fq_to_fr(&(e.0.x * yi)))
+            .collect()
+    }
+
+    /// `2·self`.
+    pub fn double(&self) -> Element {
+        Element(self.0.double())
+    }
+
+    /// The underlying arkworks point (one representative of the class).
+    pub fn as_projective(&self) -> &EdwardsProjective {
+        &self.0
+    }
+
+    /// Wraps an arkworks point. The caller guarantees it lies in the prime-order subgroup
+    /// (up to the 2-torsion point), e.g. because it was computed from subgroup points.
+    pub fn from_projective_unchecked(p: EdwardsProjective) -> Element {
+        Element(p)
+    }
+}
+
+/// Reduces a base-field element into the scalar field via its little-endian bytes.
+fn fq_to_fr(v: &Fq) -> Fr {
+    Fr::from_le_bytes_mod_order(&v.into_bigint().to_bytes_le())
+}
+
+impl Add for Element {
+    type Output = Element;
+    fn add(self, rhs: Element) -> Element {
+        Element(self.0 + rhs.0)
+    }
+}
+impl AddAssign for Element {
+    fn add_assign(&mut self, rhs: Element) {
+        self.0 += rhs.0;
+    }
+}
+impl Sub for Element {
+    type Output = Element;
+    fn sub(self, rhs: Element) -> Element {
+        Element(self.0 - rhs.0)
+    }
+}
+impl SubAssign for Element {
+    fn sub_assign(&mut self, rhs: Element) {
+        self.0 -= rhs.0;
+    }
+}
+impl Neg for Element {
+    type Output = Element;
+    fn neg(self) -> Element {
+        Element(-self.0)
+    }
+}
+impl Mul<Fr> for Element {
+    type Output = Element;
+    fn mul(self, rhs: Fr) -> Element {
+        Element(self.0 * rhs)
+    }
+}
+impl Mul<&Fr> for &Element {
+    type Output = Element;
+    fn mul(self, rhs: &Fr) -> Element {
+        Element(self.0 * rhs)
+    }
+}
+impl std::iter::Sum for Element {
+    fn sum<I: Iterator<Item = Element>>(iter: I) -> Element {
+        iter.fold(Element::identity(), |a, b| a + b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &str) -> Vec<u8> {
+        hex::decode(s).unwrap()
+    }
+
+    #[test]
+    fn generator_map_to_field() {
+        let got = crate::fr_to_le_bytes(&Element::generator().map_to_scalar_field());
+        assert_eq!(
+            hex::encode(got),
+            "d1e7de2aaea9603d5bc6c208d319596376556ecd8336671ba7670c2139772d14"
+        );
+    }
+
+    #[test]
+    fn identity_encodes_to_zero_and_back() {
+        assert_eq!(Element::identity().to_bytes(), [0u8; 32]);
+        assert_eq!(
+            Element::from_bytes(&[0u8; 32]).unwrap(),
+            Element::identity()
+        );
+        assert_eq!(Element::identity().map_to_scalar_field(), Fr::zero());
+    }
+
+    #[test]
+    fn two_torsion_is_identity() {
+        let t2 = EdwardsAffine::new_unchecked(Fq::zero(), -Fq::one());
+        let g = Element::generator();
+        let shifted = Element(g.0 + EdwardsProjective::from(t2));
+        assert_eq!(shifted, g);
+        assert_eq!(shifted.to_bytes(), g.to_bytes());
+        assert_eq!(shifted.map_to_scalar_field(), g.map_to_scalar_field());
+    }
+
+    #[test]
+    fn decoding_rejects_with_each_variant() {
+        assert_eq!(
+            Element::from_bytes(&[0u8; 31]),
+            Err(DecodeError::WrongLength { got: 31 })
+        );
+        let mut p_plus_1 = h("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000002");
+        assert_eq!(
+            Element::from_bytes(&p_plus_1),
+            Err(DecodeError::NotCanonical)
+        );
+        p_plus_1[0] = 0xff;
+        assert_eq!(
+            Element::from_bytes(&p_plus_1),
+            Err(DecodeError::NotCanonical)
+        );
+        let bad = h("120faa1df94d5d831bbb69fc44816e25afd27288a333299ac3c94518fd0e016f");
+        assert_eq!(Element::from_bytes(&bad), Err(DecodeError::NotInSubgroup));
+    }
+
+    #[test]
+    fn batch_versions_agree() {
+        let g = Element::generator();
+        let pts: Vec<Element> = (1..20u64)
+            .map(|i| g * Fr::from(i))
+            .chain([Element::identity()])
+            .collect();
+        let single: Vec<Fr> = pts.iter().map(|p| p.map_to_scalar_field()).collect();
+        assert_eq!(Element::batch_map_to_scalar_field(&pts), single);
+        let enc: Vec<[u8; 32]> = pts.iter().map(|p| p.to_bytes()).collect();
+        assert_eq!(Element::batch_to_bytes(&pts), enc);
+    }
+}

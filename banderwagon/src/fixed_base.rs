@@ -1,0 +1,197 @@
+//! Fixed-base scalar multiplication from precomputed tables (signed windows).
+//!
+//! For each base `B` and window `j` the table holds `k·2^(w·j)·B` for `k = 1..=2^(w-1)`,
+//! in affine form. A scalar is split into signed digits `d_j ∈ [-2^(w-1), 2^(w-1)]`, so a
+//! product costs one mixed addition per non-zero digit and no doublings.
+
+use ark_ec::{AdditiveGroup, CurveGroup};
+use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
+use ark_ff::{BigInteger, PrimeField};
+
+use crate::{Element, Fr};
+
+/// Precomputed multiples of a fixed list of bases.
+#[derive(Clone)]
+pub struct FixedBaseTable {
+    window: u32,
+    num_windows: usize,
+    /// Flattened `[base][window][k - 1]`.
+    points: Vec<EdwardsAffine>,
+}
+
+impl std::fmt::Debug for FixedBaseTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FixedBaseTable")
+            .field("bases", &self.num_bases())
+            .field("window", &self.window)
+            .field("bytes", &self.memory_bytes())
+            .finish()
+    }
+}
+
+/// Signed base-2^w digits of a scalar below 2^253, least significant first.
+fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
+    out.clear();
+    let bits = scalar.into_bigint();
+    let half = 1i64 << (window - 1);
+    let full = 1i64 << window;
+    let mut carry = 0i64;
+    for j in 0..num_windows {
+        let start = j * window as usize;
+        let mut v: i64 = 0;
+        for b in 0..window as usize {
+            let pos = start + b;
+            if pos < 256 && bits.get_bit(pos) {
+                v |= 1 << b;
+            }
+        }
+        v += carry;
+        if v > half {
+            v -= full;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        out.push(v as i32);
+    }
+}
+
+impl FixedBaseTable {
+    /// Builds tables with window `window` bits (2..=20) for each base.
+    pub fn new(bases: &[Element], window: u32) -> Self {
+        let window = window.clamp(2, 20);
+        let num_windows = (253 + window as usize) / window as usize;
+        let per_window = 1usize << (window - 1);
+        let rows: Vec<(usize, usize)> = (0..bases.len())
+            .flat_map(|b| (0..num_windows).map(move |j| (b, j)))
+            .collect();
+        let build_row = |&(b, j): &(usize, usize)| -> Vec<EdwardsAffine> {
+            let mut base = bases[b].0;
+            for _ in 0..(window as usize * j) {
+                base.double_in_place();
+            }
+            let mut row = Vec::with_capacity(per_window);
+            let mut acc = base;
+            for _ in 0..per_window {
+                row.push(acc);
+                acc += base;
+            }
+            EdwardsProjective::normalize_batch(&row)
+        };
+        #[cfg(feature = "parallel")]
+        let built: Vec<Vec<EdwardsAffine>> = {
+            use rayon::prelude::*;
+            rows.par_iter().map(build_row).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let built: Vec<Vec<EdwardsAffine>> = rows.iter().map(build_row).collect();
+        let points = built.into_iter().flatten().collect();
+        FixedBaseTable {
+            window,
+            num_windows,
+            points,
+        }
+    }
+
+    /// How many bases the table covers.
+    pub fn num_bases(&self) -> usize {
+        self.points.len() / (self.num_windows * self.per_window())
+    }
+
+    /// The window width in bits.
+    pub fn window(&self) -> u32 {
+        self.window
+    }
+
+    fn per_window(&self) -> usize {
+        1usize << (self.window - 1)
+    }
+
+    /// Bytes held by the tables.
+    pub fn memory_bytes(&self) -> usize {
+        self.points.len() * std::mem::size_of::<EdwardsAffine>()
+    }
+
+    /// Adds `scalar·B_index` into `acc`. Panics if `index >= num_bases()`: indices come from
+    /// the caller's fixed layout, never from input.
+    pub fn accumulate(&self, acc: &mut Element, index: usize, scalar: &Fr, digits: &mut Vec<i32>) {
+        signed_digits(scalar, self.window, self.num_windows, digits);
+        let per_window = self.per_window();
+        let base_off = index * self.num_windows * per_window;
+        for (j, &d) in digits.iter().enumerate() {
+            if d == 0 {
+                continue;
+            }
+            let k = d.unsigned_abs() as usize - 1;
+            let p = &self.points[base_off + j * per_window + k];
+            if d > 0 {
+                acc.0 += p;
+            } else {
+                acc.0 -= p;
+            }
+        }
+    }
+
+    /// `scalar·B_index`.
+    pub fn mul(&self, index: usize, scalar: &Fr) -> Element {
+        let mut acc = Element::identity();
+        let mut digits = Vec::with_capacity(self.num_windows);
+        self.accumulate(&mut acc, index, scalar, &mut digits);
+        acc
+    }
+
+    /// `Σ scalars[i]·B_i` for `i < min(scalars.len(), num_bases())`; zero scalars cost nothing.
+    pub fn msm(&self, scalars: &[Fr]) -> Element {
+        let mut acc = Element(EdwardsProjective::ZERO);
+        let mut digits = Vec::with_capacity(self.num_windows);
+        for (i, s) in scalars.iter().take(self.num_bases()).enumerate() {
+            self.accumulate(&mut acc, i, s, &mut digits);
+        }
+        acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_ff::{One, UniformRand, Zero};
+
+    #[test]
+    fn digits_recompose() {
+        let mut rng = rand::thread_rng();
+        for w in [2u32, 5, 8, 12, 16] {
+            let nw = (253 + w as usize) / w as usize;
+            let mut d = Vec::new();
+            for s in [Fr::zero(), Fr::one(), -Fr::one(), Fr::rand(&mut rng)] {
+                signed_digits(&s, w, nw, &mut d);
+                let mut acc = Fr::zero();
+                let radix = Fr::from(1u64 << w);
+                for &x in d.iter().rev() {
+                    acc = acc * radix
+                        + if x < 0 {
+                            -Fr::from((-x) as u64)
+                        } else {
+                            Fr::from(x as u64)
+                        };
+                }
+                assert_eq!(acc, s, "w={w}");
+            }
+        }
+    }
+
+    #[test]
+    fn table_matches_scalar_mul() {
+        let mut rng = rand::thread_rng();
+        let bases: Vec<Element> = (0..3)
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        for w in [4u32, 8] {
+            let t = FixedBaseTable::new(&bases, w);
+            assert_eq!(t.num_bases(), 3);
+            let sc: Vec<Fr> = (0..3).map(|_| Fr::rand(&mut rng)).collect();
+            let expect: Element = bases.iter().zip(&sc).map(|(b, s)| *b * *s).sum();
+            assert_eq!(t.msm(&sc), expect);
+            assert_eq!(t.mul(1, &-Fr::one()), -bases[1]);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! The Banderwagon group: the prime-order quotient of the Bandersnatch curve used by
+//! Ethereum's Verkle trees (EIP-6800).
+//!
+//! Bandersnatch is a twisted Edwards curve over the BLS12-381 scalar field. Banderwagon is
+//! its prime-order subgroup taken modulo the 2-torsion point `(0, -1)`, so `P` and
+//! `P + (0, -1)` are the same element and equality is `x1·y2 == x2·y1`.
+//!
+//! ```
+//! use banderwagon::{Element, Fr};
+//! let g = Element::generator();
+//! let bytes = g.to_bytes();
+//! assert_eq!(Element::from_bytes(&bytes).unwrap(), g);
+//! let _scalar: Fr = g.map_to_scalar_field();
+//! ```
+#![forbid(unsafe_code)]
+
+mod element;
+mod fixed_base;
+mod msm;
+mod scalar;
+
+pub use element::{DecodeError, Element};
+pub use fixed_base::FixedBaseTable;
+pub use msm::{multi_scalar_mul, vartime_multi_scalar_mul_affine};
+pub use scalar::{
+    fr_from_le_bytes_canonical, fr_from_le_bytes_mod_order, fr_from_u128, fr_to_le_bytes,
+    ScalarDecodeError,
+};
+
+/// The scalar field of the Banderwagon group (order
+/// `r = 0x1cfb69d4ca675f520cce760202687600ff8f87007419047174fd06b52876e7e1`).
+pub use ark_ed_on_bls12_381_bandersnatch::Fr;
+
+/// The base field of Bandersnatch: the BLS12-381 scalar field.
+pub use ark_ed_on_bls12_381_bandersnatch::Fq;
+
+/// Re-exported arkworks traits needed to do arithmetic on [`Fr`].
+pub mod arith {
+    pub use ark_ff::{batch_inversion, Field, One, PrimeField, UniformRand, Zero};
+}

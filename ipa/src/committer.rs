@@ -1,0 +1,164 @@
+//! Pedersen vector commitments from precomputed tables.
+//!
+//! `commit(v) = Σ v_i·G_i` over the 256 CRS generators. Two tables back it:
+//! G0..G4 with 16-bit signed windows (tree keys and leaf headers touch only these five),
+//! and all 256 generators plus `Q` with 8-bit signed windows.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use ark_ff::Zero;
+use banderwagon::{Element, FixedBaseTable, Fr};
+
+use crate::crs::Crs;
+
+/// Generators with the wide-window fast path.
+pub const FAST_BASES: usize = 5;
+const FAST_WINDOW: u32 = 16;
+const ALL_WINDOW: u32 = 8;
+/// Below this many non-zero values a commitment runs on one thread.
+const PARALLEL_COMMIT: usize = 64;
+
+/// Commits vectors of up to 256 scalars; holds the precomputed tables.
+#[derive(Debug)]
+pub struct Committer {
+    fast: FixedBaseTable,
+    /// `G_0..G_255` then `Q` at index 256.
+    all: FixedBaseTable,
+    width: usize,
+    build_time: Duration,
+}
+
+impl Committer {
+    /// Builds the tables for `crs` (about a second on two cores; see `BENCHMARKS.md`).
+    pub fn new(crs: &Crs) -> Committer {
+        let start = Instant::now();
+        let mut bases = crs.g.clone();
+        bases.push(crs.q);
+        let fast_bases = &crs.g[..FAST_BASES.min(crs.g.len())];
+        #[cfg(feature = "parallel")]
+        let (fast, all) = rayon::join(
+            || FixedBaseTable::new(fast_bases, FAST_WINDOW),
+            || FixedBaseTable::new(&bases, ALL_WINDOW),
+        );
+        #[cfg(not(feature = "parallel"))]
+        let (fast, all) = (
+            FixedBaseTable::new(fast_bases, FAST_WINDOW),
+            FixedBaseTable::new(&bases, ALL_WINDOW),
+        );
+        Committer {
+            fast,
+            all,
+            width: crs.g.len(),
+            build_time: start.elapsed(),
+        }
+    }
+
+    /// The committer for the EIP-6800 CRS, built on first use.
+    pub fn eip6800() -> &'static Committer {
+        static C: OnceLock<Committer> = OnceLock::new();
+        C.get_or_init(|| Committer::new(Crs::eip6800()))
+    }
+
+    /// Bytes held by the precomputed tables.
+    pub fn memory_bytes(&self) -> usize {
+        self.fast.memory_bytes() + self.all.memory_bytes()
+    }
+
+    /// How long building the tables took.
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    /// The number of generators (256).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// `value·G_index`; `index` must be below the width (a fixed layout position, never input).
+    pub fn scalar_mul(&self, index: usize, value: &Fr) -> Element {
+        if index < FAST_BASES {
+            self.fast.mul(index, value)
+        } else {
+            self.all.mul(index, value)
+        }
+    }
+
+    /// `value·Q`.
+    pub fn scalar_mul_q(&self, value: &Fr) -> Element {
+        self.all.mul(self.width, value)
+    }
+
+    /// The change of a commitment when slot `index` goes from `old` to `new`:
+    /// `(new − old)·G_index`.
+    pub fn commit_delta(&self, index: usize, old: &Fr, new: &Fr) -> Element {
+        self.scalar_mul(index, &(*new - old))
+    }
+
+    /// `Σ values[i]·G_i` for up to 256 values (extra values are ignored).
+    pub fn commit(&self, values: &[Fr]) -> Element {
+        let values = &values[..values.len().min(self.width)];
+        let nonzero = values.iter().filter(|v| !v.is_zero()).count();
+        #[cfg(feature = "parallel")]
+        if nonzero >= PARALLEL_COMMIT {
+            let mid = values.len() / 2;
+            let (a, b) = rayon::join(
+                || self.commit_range(values, 0, mid),
+                || self.commit_range(values, mid, values.len()),
+            );
+            return a + b;
+        }
+        let _ = nonzero;
+        self.commit_range(values, 0, values.len())
+    }
+
+    fn commit_range(&self, values: &[Fr], from: usize, to: usize) -> Element {
+        let mut acc = Element::identity();
+        let mut digits = Vec::with_capacity(40);
+        for i in from..to {
+            let v = &values[i];
+            if v.is_zero() {
+                continue;
+            }
+            if i < FAST_BASES {
+                self.fast.accumulate(&mut acc, i, v, &mut digits);
+            } else {
+                self.all.accumulate(&mut acc, i, v, &mut digits);
+            }
+        }
+        acc
+    }
+
+    /// `Σ value·G_index` over sparse `(index, value)` pairs (indices below the width).
+    pub fn commit_sparse(&self, terms: &[(usize, Fr)]) -> Element {
+        let mut acc = Element::identity();
+        let mut digits = Vec::with_capacity(40);
+        for (i, v) in terms {
+            if *i < FAST_BASES {
+                self.fast.accumulate(&mut acc, *i, v, &mut digits);
+            } else {
+                self.all.accumulate(&mut acc, *i, v, &mut digits);
+            }
+        }
+        acc
+    }
+
+    /// `Σ scalars[i]·B_i` over the 257 bases `G_0..G_255, Q` (used by the IPA prover).
+    pub(crate) fn commit_with_q(&self, scalars: &[Fr]) -> Element {
+        self.all.msm(scalars)
+    }
+
+    /// Commits many vectors, in parallel.
+    pub fn batch_commit(&self, vectors: &[Vec<Fr>]) -> Vec<Element> {
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            vectors
+                .par_iter()
+                .map(|v| self.commit_range(v, 0, v.len().min(self.width)))
+                .collect()
+        }
+        #[cfg(not(feature = "parallel"))]
+        vectors.iter().map(|v| self.commit(v)).collect()
+    }
+}

@@ -1,0 +1,235 @@
+//! Multiproofs: many openings `(C_i, z_i, y_i)` in one 576-byte proof (verkle-facts §4.3).
+//!
+//! Transcript: `"multiproof"`, then `C`, `z`, `y` per query; `r`; `D = [g]` with
+//! `g = Σ rⁱ·(f_i − y_i)/(X − z_i)`; `t`; `E = [h]` with `h = Σ rⁱ·f_i/(t − z_i)`; then an
+//! IPA for `h − g` at `t` against `E − D`.
+
+use std::collections::HashMap;
+
+use ark_ff::{batch_inversion, Zero};
+use banderwagon::{Element, Fr};
+
+use crate::committer::Committer;
+use crate::crs::Crs;
+use crate::error::{ProofDecodeError, VerifyError};
+use crate::ipa_proof::{IpaProof, IPA_PROOF_LEN};
+use crate::lagrange::{PrecomputedWeights, DOMAIN_SIZE};
+use crate::transcript::Transcript;
+
+/// Encoded size of a [`MultiProof`]: `D ‖ IPA`.
+pub const MULTIPROOF_LEN: usize = 32 + IPA_PROOF_LEN;
+
+/// One opening for the prover: the polynomial in evaluation form (256 values).
+#[derive(Clone, Debug)]
+pub struct ProverQuery<'a> {
+    /// `[f]`.
+    pub commitment: Element,
+    /// `f` in evaluation form over the 256-point domain.
+    pub poly: &'a [Fr],
+    /// The domain point opened.
+    pub point: u8,
+    /// `f(point)`.
+    pub result: Fr,
+}
+
+/// One opening for the verifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerifierQuery {
+    /// `[f]`.
+    pub commitment: Element,
+    /// The domain point opened.
+    pub point: u8,
+    /// The claimed `f(point)`.
+    pub result: Fr,
+}
+
+/// A multiproof.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MultiProof {
+    /// `D = [g]`.
+    pub d: Element,
+    /// The IPA for `h − g` at `t`.
+    pub ipa: IpaProof,
+}
+
+fn powers(r: &Fr, n: usize) -> Vec<Fr> {
+    let mut out = Vec::with_capacity(n);
+    let mut acc = Fr::from(1u64);
+    for _ in 0..n {
+        out.push(acc);
+        acc *= r;
+    }
+    out
+}
+
+/// `1/(t − k)` for every domain point `k`.
+fn inv_t_minus_domain(t: &Fr) -> Vec<Fr> {
+    let mut d: Vec<Fr> = (0..DOMAIN_SIZE as u64).map(|k| *t - Fr::from(k)).collect();
+    batch_inversion(&mut d);
+    d
+}
+
+impl MultiProof {
+    /// `D ‖ L[8] ‖ R[8] ‖ a` (a little-endian).
+    pub fn to_bytes(&self) -> [u8; MULTIPROOF_LEN] {
+        let mut out = [0u8; MULTIPROOF_LEN];
+        out[..32].copy_from_slice(&self.d.to_bytes());
+        out[32..].copy_from_slice(&self.ipa.to_bytes());
+        out
+    }
+
+    /// Decodes 576 bytes, rejecting wrong lengths, bad points and a final scalar `>= r`.
+    /// Point indices in errors count `D` as 0.
+    pub fn from_bytes(bytes: &[u8]) -> Result<MultiProof, ProofDecodeError> {
+        if bytes.len() != MULTIPROOF_LEN {
+            return Err(ProofDecodeError::WrongLength {
+                expected: MULTIPROOF_LEN,
+                got: bytes.len(),
+            });
+        }
+        let d = Element::from_bytes(&bytes[..32])
+            .map_err(|source| ProofDecodeError::BadPoint { index: 0, source })?;
+        let ipa = IpaProof::from_bytes(&bytes[32..]).map_err(|e| match e {
+            ProofDecodeError::BadPoint { index, source } => ProofDecodeError::BadPoint {
+                index: index + 1,
+                source,
+            },
+            other => other,
+        })?;
+        Ok(MultiProof { d, ipa })
+    }
+
+    /// Proves all `queries` in one proof.
+    pub fn prove(
+        committer: &Committer,
+        transcript: &mut Transcript,
+        queries: &[ProverQuery<'_>],
+    ) -> MultiProof {
+        transcript.domain_sep(b"multiproof");
+        let comms: Vec<Element> = queries.iter().map(|q| q.commitment).collect();
+        let encoded = Element::batch_to_bytes(&comms);
+        for (q, c) in queries.iter().zip(&encoded) {
+            transcript.append_point_bytes(b"C", c);
+            transcript.append_scalar(b"z", &Fr::from(q.point as u64));
+            transcript.append_scalar(b"y", &q.result);
+        }
+        let r = transcript.challenge_scalar(b"r");
+        let r_pows = powers(&r, queries.len());
+
+        // Aggregate Σ rⁱ·f_i per opening point, so the division runs once per distinct z.
+        let mut by_point: Vec<Vec<usize>> = vec![Vec::new(); DOMAIN_SIZE];
+        for (i, q) in queries.iter().enumerate() {
+            by_point[q.point as usize].push(i);
+        }
+        let aggregate = |idxs: &Vec<usize>| -> Option<Vec<Fr>> {
+            if idxs.is_empty() {
+                return None;
+            }
+            let mut acc = vec![Fr::zero(); DOMAIN_SIZE];
+            for &i in idxs {
+                let rp = r_pows[i];
+                for (a, f) in acc.iter_mut().zip(queries[i].poly) {
+                    *a += rp * f;
+                }
+            }
+            Some(acc)
+        };
+        #[cfg(feature = "parallel")]
+        let aggregated: Vec<Option<Vec<Fr>>> = {
+            use rayon::prelude::*;
+            by_point.par_iter().map(aggregate).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let aggregated: Vec<Option<Vec<Fr>>> = by_point.iter().map(aggregate).collect();
+
+        let weights = PrecomputedWeights::get();
+        let mut g = vec![Fr::zero(); DOMAIN_SIZE];
+        for (z, agg) in aggregated.iter().enumerate() {
+            if let Some(f) = agg {
+                weights.divide_on_domain_into(z, f, &mut g);
+            }
+        }
+        let d = committer.commit(&g);
+        transcript.append_point(b"D", &d);
+        let t = transcript.challenge_scalar(b"t");
+        let inv = inv_t_minus_domain(&t);
+        let mut h = vec![Fr::zero(); DOMAIN_SIZE];
+        for (z, agg) in aggregated.iter().enumerate() {
+            if let Some(f) = agg {
+                let k = inv[z];
+                for (hv, fv) in h.iter_mut().zip(f) {
+                    *hv += k * fv;
+                }
+            }
+        }
+        let e = committer.commit(&h);
+        transcript.append_point(b"E", &e);
+        let h_minus_g: Vec<Fr> = h.iter().zip(&g).map(|(a, b)| *a - b).collect();
+        let (ipa, _) = IpaProof::prove(committer, transcript, e - d, h_minus_g, &t);
+        MultiProof { d, ipa }
+    }
+
+    /// Verifies the openings; `Err(VerifyError::ProofRejected)` when they do not hold.
+    pub fn verify(
+        &self,
+        crs: &Crs,
+        transcript: &mut Transcript,
+        queries: &[VerifierQuery],
+    ) -> Result<(), VerifyError> {
+        if queries.is_empty() {
+            return Err(VerifyError::NoQueries);
+        }
+        let comms: Vec<Element> = queries.iter().map(|q| q.commitment).collect();
+        let encoded = Element::batch_to_bytes(&comms);
+        self.verify_encoded(crs, transcript, queries, &encoded)
+    }
+
+    /// [`MultiProof::verify`] when the caller already holds each commitment's 32-byte
+    /// encoding (`encoded[i]` for `queries[i]`), as a witness verifier does.
+    pub fn verify_encoded(
+        &self,
+        crs: &Crs,
+        transcript: &mut Transcript,
+        queries: &[VerifierQuery],
+        encoded: &[[u8; 32]],
+    ) -> Result<(), VerifyError> {
+        if queries.is_empty() || encoded.len() != queries.len() {
+            return Err(VerifyError::NoQueries);
+        }
+        transcript.domain_sep(b"multiproof");
+        for (q, c) in queries.iter().zip(encoded) {
+            transcript.append_point_bytes(b"C", c);
+            transcript.append_scalar(b"z", &Fr::from(q.point as u64));
+            transcript.append_scalar(b"y", &q.result);
+        }
+        let r = transcript.challenge_scalar(b"r");
+        transcript.append_point(b"D", &self.d);
+        let t = transcript.challenge_scalar(b"t");
+        let inv = inv_t_minus_domain(&t);
+
+        // helper_i = rⁱ/(t − z_i); E = Σ helper_i·C_i, grouped by distinct commitment.
+        let mut g2_t = Fr::zero();
+        let mut slot: HashMap<&[u8; 32], usize> = HashMap::new();
+        let mut points: Vec<Element> = Vec::new();
+        let mut scalars: Vec<Fr> = Vec::new();
+        let mut rp = Fr::from(1u64);
+        for (q, c) in queries.iter().zip(encoded) {
+            let helper = rp * inv[q.point as usize];
+            g2_t += helper * q.result;
+            let idx = *slot.entry(c).or_insert_with(|| {
+                points.push(q.commitment);
+                scalars.push(Fr::zero());
+                points.len() - 1
+            });
+            scalars[idx] += helper;
+            rp *= r;
+        }
+        let e = banderwagon::multi_scalar_mul(&points, &scalars);
+        transcript.append_point(b"E", &e);
+        if self.ipa.verify(crs, transcript, e - self.d, &t, &g2_t) {
+            Ok(())
+        } else {
+            Err(VerifyError::ProofRejected)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Integration tests of the `witness` crate: the real vectors in `shared/vectors`, JSON and
+//! SSZ round trips, constant allocation counts, canonical-form rejections and properties.
+#![allow(clippy::unwrap_used)]
+
+mod alloc;
+mod canonical;
+mod common;
+mod json_variants;
+mod props;
+mod vectors;
