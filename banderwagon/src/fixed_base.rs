@@ -62,16 +62,21 @@ impl FixedBaseTable {
         let window = window.clamp(2, 20);
         let num_windows = (253 + window as usize) / window as usize;
         let per_window = 1usize << (window - 1);
-        let rows: Vec<(usize, usize)> = (0..bases.len())
-            .flat_map(|b| (0..num_windows).map(move |j| (b, j)))
-            .collect();
-        let build_row = |&(b, j): &(usize, usize)| -> Vec<EdwardsAffine> {
-            let mut base = bases[b].0;
-            for _ in 0..(window as usize * j) {
-                base.double_in_place();
+        // The window bases 2^(w·j)·B: one doubling chain per base (cheap, sequential).
+        let mut window_bases = Vec::with_capacity(bases.len() * num_windows);
+        for b in bases {
+            let mut base = b.0;
+            for _ in 0..num_windows {
+                window_bases.push(base);
+                for _ in 0..window {
+                    base.double_in_place();
+                }
             }
+        }
+        // Rows k·base for k = 1..=2^(w-1): independent, built in parallel.
+        let build_row = |base: &EdwardsProjective| -> Vec<EdwardsAffine> {
             let mut row = Vec::with_capacity(per_window);
-            let mut acc = base;
+            let mut acc = *base;
             for _ in 0..per_window {
                 row.push(acc);
                 acc += base;
@@ -81,10 +86,10 @@ impl FixedBaseTable {
         #[cfg(feature = "parallel")]
         let built: Vec<Vec<EdwardsAffine>> = {
             use rayon::prelude::*;
-            rows.par_iter().map(build_row).collect()
+            window_bases.par_iter().map(build_row).collect()
         };
         #[cfg(not(feature = "parallel"))]
-        let built: Vec<Vec<EdwardsAffine>> = rows.iter().map(build_row).collect();
+        let built: Vec<Vec<EdwardsAffine>> = window_bases.iter().map(build_row).collect();
         let points = built.into_iter().flatten().collect();
         FixedBaseTable {
             window,

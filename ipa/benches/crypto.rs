@@ -1,0 +1,193 @@
+//! Criterion benches for the crypto core, named after what a user does.
+//!
+//! `cargo bench -p ipa --bench crypto -- --warm-up-time 1 --measurement-time 5 --sample-size 10`
+//! Set `FVERKLE_BENCH_MAX_OPENINGS` (default 131072) to skip the largest multiproof sizes.
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use banderwagon::{arith::UniformRand, Element, Fr};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use ipa::{
+    hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery, Transcript,
+    VerifierQuery,
+};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
+fn rand_poly(rng: &mut StdRng) -> Vec<Fr> {
+    (0..256).map(|_| Fr::rand(rng)).collect()
+}
+
+fn max_openings() -> usize {
+    std::env::var("FVERKLE_BENCH_MAX_OPENINGS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(131_072)
+}
+
+fn bench_committer(c: &mut Criterion) {
+    let crs = Crs::eip6800();
+    let t = Instant::now();
+    let committer = Committer::new(crs);
+    eprintln!(
+        "committer tables: {:.1} MiB, built in {:?} (first build, measured once)",
+        committer.memory_bytes() as f64 / (1 << 20) as f64,
+        t.elapsed()
+    );
+    let mut rng = StdRng::seed_from_u64(1);
+    let values = rand_poly(&mut rng);
+    c.bench_function("commit 256 values", |b| {
+        b.iter(|| committer.commit(black_box(&values)))
+    });
+    let old = Fr::rand(&mut rng);
+    let new = Fr::rand(&mut rng);
+    for index in [3usize, 100] {
+        c.bench_function(&format!("commit delta 1 slot (index {index})"), |b| {
+            b.iter(|| committer.commit_delta(black_box(index), &old, &new))
+        });
+    }
+    let input: [u8; 64] = std::array::from_fn(|i| rng.gen::<u8>() ^ i as u8);
+    c.bench_function("tree key (pedersen hash 64 bytes)", |b| {
+        b.iter(|| hash64(&committer, black_box(&input)))
+    });
+    let addr: [u8; 32] = std::array::from_fn(|_| rng.gen());
+    let hasher = AddressHasher::new(&committer, &addr);
+    let idx: [u8; 32] = std::array::from_fn(|i| if i < 2 { rng.gen() } else { 0 });
+    c.bench_function("tree key, address half cached", |b| {
+        b.iter(|| hasher.tree_key(black_box(&idx), 7))
+    });
+    let pts: Vec<Element> = (0..1024)
+        .map(|_| Element::generator() * Fr::rand(&mut rng))
+        .collect();
+    c.bench_function("map to field batch 1024", |b| {
+        b.iter(|| Element::batch_map_to_scalar_field(black_box(&pts)))
+    });
+    let mut g = c.benchmark_group("committer setup");
+    g.sample_size(10);
+    g.bench_function("build tables", |b| b.iter(|| Committer::new(crs)));
+    g.finish();
+}
+
+fn bench_ipa(c: &mut Criterion) {
+    let crs = Crs::eip6800();
+    let committer = Committer::eip6800();
+    let mut rng = StdRng::seed_from_u64(2);
+    let poly = rand_poly(&mut rng);
+    let comm = committer.commit(&poly);
+    let z = Fr::rand(&mut rng);
+    c.bench_function("ipa prove 256", |b| {
+        b.iter(|| {
+            IpaProof::prove(
+                committer,
+                &mut Transcript::new(b"ipa"),
+                comm,
+                poly.clone(),
+                &z,
+            )
+        })
+    });
+    let (proof, y) = IpaProof::prove(committer, &mut Transcript::new(b"ipa"), comm, poly, &z);
+    c.bench_function("ipa verify 256", |b| {
+        b.iter(|| assert!(proof.verify(crs, &mut Transcript::new(b"ipa"), comm, &z, &y)))
+    });
+}
+
+/// N openings over N/4 distinct polynomials at random points. Polynomial k is a random
+/// base polynomial plus a random scalar at slot k mod 256, so its commitment costs one
+/// table lookup instead of a full commit.
+/// Polynomials, their commitments, and `(polynomial index, point)` per opening.
+type Workload = (Vec<Vec<Fr>>, Vec<Element>, Vec<(usize, u8)>);
+
+fn our_workload(n: usize, rng: &mut StdRng) -> Workload {
+    let committer = Committer::eip6800();
+    let base = rand_poly(rng);
+    let base_c = committer.commit(&base);
+    let distinct = n.div_ceil(4);
+    let mut polys = Vec::with_capacity(distinct);
+    let mut comms = Vec::with_capacity(distinct);
+    for k in 0..distinct {
+        let s = Fr::rand(rng);
+        let mut p = base.clone();
+        p[k % 256] += s;
+        comms.push(base_c + committer.scalar_mul(k % 256, &s));
+        polys.push(p);
+    }
+    let opens = (0..n).map(|i| (i / 4, rng.gen::<u8>())).collect();
+    (polys, comms, opens)
+}
+
+fn bench_multiproof(c: &mut Criterion) {
+    let crs = Crs::eip6800();
+    let committer = Committer::eip6800();
+    let mut rng = StdRng::seed_from_u64(3);
+    let sizes: Vec<usize> = [1usize, 1_000, 16_000, 128_000]
+        .into_iter()
+        .filter(|n| *n <= max_openings())
+        .collect();
+
+    let mut g = c.benchmark_group("multiproof (ours: N/4 polynomials, random z)");
+    g.sample_size(10);
+    for &n in &sizes {
+        let (polys, comms, opens) = our_workload(n, &mut rng);
+        let pq: Vec<ProverQuery> = opens
+            .iter()
+            .map(|&(p, z)| ProverQuery {
+                commitment: comms[p],
+                poly: &polys[p],
+                point: z,
+                result: polys[p][z as usize],
+            })
+            .collect();
+        g.bench_with_input(BenchmarkId::new("multiproof prove", n), &pq, |b, pq| {
+            b.iter(|| MultiProof::prove(committer, &mut Transcript::new(b"vt"), pq))
+        });
+        let proof = MultiProof::prove(committer, &mut Transcript::new(b"vt"), &pq);
+        let vq: Vec<VerifierQuery> = pq
+            .iter()
+            .map(|q| VerifierQuery {
+                commitment: q.commitment,
+                point: q.point,
+                result: q.result,
+            })
+            .collect();
+        g.bench_with_input(BenchmarkId::new("multiproof verify", n), &vq, |b, vq| {
+            b.iter(|| proof.verify(crs, &mut Transcript::new(b"vt"), vq).is_ok())
+        });
+    }
+    g.finish();
+
+    // rust-verkle's shape: one random polynomial cloned N times, all opened at z = 1.
+    let mut g = c.benchmark_group("multiproof (rust-verkle shape: 1 polynomial x N, z = 1)");
+    g.sample_size(10);
+    let poly = rand_poly(&mut rng);
+    let comm = committer.commit(&poly);
+    for &n in &sizes {
+        let pq: Vec<ProverQuery> = (0..n)
+            .map(|_| ProverQuery {
+                commitment: comm,
+                poly: &poly,
+                point: 1,
+                result: poly[1],
+            })
+            .collect();
+        g.bench_with_input(BenchmarkId::new("multiproof prove", n), &pq, |b, pq| {
+            b.iter(|| MultiProof::prove(committer, &mut Transcript::new(b"foo"), pq))
+        });
+        let proof = MultiProof::prove(committer, &mut Transcript::new(b"foo"), &pq);
+        let vq: Vec<VerifierQuery> = (0..n)
+            .map(|_| VerifierQuery {
+                commitment: comm,
+                point: 1,
+                result: poly[1],
+            })
+            .collect();
+        g.bench_with_input(BenchmarkId::new("multiproof verify", n), &vq, |b, vq| {
+            b.iter(|| proof.verify(crs, &mut Transcript::new(b"foo"), vq).is_ok())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_committer, bench_ipa, bench_multiproof);
+criterion_main!(benches);
