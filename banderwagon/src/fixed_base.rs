@@ -6,7 +6,7 @@
 
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
-use ark_ff::{BigInteger, PrimeField};
+use ark_ff::PrimeField;
 
 use crate::{Element, Fr};
 
@@ -32,20 +32,25 @@ impl std::fmt::Debug for FixedBaseTable {
 /// Signed base-2^w digits of a scalar below 2^253, least significant first.
 fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
     out.clear();
-    let bits = scalar.into_bigint();
-    let half = 1i64 << (window - 1);
-    let full = 1i64 << window;
+    let limbs = scalar.into_bigint().0;
+    let w = window as usize;
+    let mask = (1u64 << w) - 1;
+    let half = 1i64 << (w - 1);
+    let full = 1i64 << w;
     let mut carry = 0i64;
     for j in 0..num_windows {
-        let start = j * window as usize;
-        let mut v: i64 = 0;
-        for b in 0..window as usize {
-            let pos = start + b;
-            if pos < 256 && bits.get_bit(pos) {
-                v |= 1 << b;
+        let start = j * w;
+        let (limb, shift) = (start / 64, start % 64);
+        let mut bits = match limbs.get(limb) {
+            Some(l) => l >> shift,
+            None => 0,
+        };
+        if shift + w > 64 {
+            if let Some(next) = limbs.get(limb + 1) {
+                bits |= next << (64 - shift);
             }
         }
-        v += carry;
+        let mut v = (bits & mask) as i64 + carry;
         if v > half {
             v -= full;
             carry = 1;
