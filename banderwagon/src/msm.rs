@@ -8,46 +8,40 @@ use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
 
 use crate::{Element, Fr};
 
-/// Below this many terms the MSM runs on the calling thread only.
-const PARALLEL_THRESHOLD: usize = 256;
+/// Below this many terms a product-by-product sum beats the bucket method's set-up.
+const NAIVE_THRESHOLD: usize = 16;
 
 /// `Σ scalars[i]·points[i]`, variable time (inputs are public in every use here).
 ///
 /// Extra points or scalars beyond the shorter slice are ignored.
 pub fn multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
+    if n < NAIVE_THRESHOLD {
+        return points[..n]
+            .iter()
+            .zip(&scalars[..n])
+            .map(|(p, s)| *p * *s)
+            .sum();
+    }
     let proj: Vec<EdwardsProjective> = points[..n].iter().map(|p| p.0).collect();
     let affine = EdwardsProjective::normalize_batch(&proj);
     vartime_multi_scalar_mul_affine(&affine, &scalars[..n])
 }
 
 /// `Σ scalars[i]·bases[i]` over bases already in affine form (for example a CRS).
+///
+/// The bucket method (arkworks' signed-window Pippenger), split across rayon threads by
+/// window when the `parallel` feature is on.
 pub fn vartime_multi_scalar_mul_affine(bases: &[EdwardsAffine], scalars: &[Fr]) -> Element {
     let n = bases.len().min(scalars.len());
-    if n < PARALLEL_THRESHOLD {
-        // Small inputs: stay on this thread (rayon's split overhead dominates).
-        return Element(serial_msm(&bases[..n], &scalars[..n]));
+    if n < NAIVE_THRESHOLD {
+        return bases[..n]
+            .iter()
+            .zip(&scalars[..n])
+            .map(|(b, s)| Element(EdwardsProjective::from(*b) * s))
+            .sum();
     }
     Element(EdwardsProjective::msm_unchecked(&bases[..n], &scalars[..n]))
-}
-
-fn serial_msm(bases: &[EdwardsAffine], scalars: &[Fr]) -> EdwardsProjective {
-    #[cfg(feature = "parallel")]
-    {
-        // A one-thread pool keeps arkworks from fanning out on tiny inputs.
-        thread_local! {
-            static POOL: Option<rayon::ThreadPool> =
-                rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
-        }
-        let r = POOL.with(|pool| {
-            pool.as_ref()
-                .map(|p| p.install(|| EdwardsProjective::msm_unchecked(bases, scalars)))
-        });
-        if let Some(r) = r {
-            return r;
-        }
-    }
-    EdwardsProjective::msm_unchecked(bases, scalars)
 }
 
 #[cfg(test)]

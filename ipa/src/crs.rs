@@ -28,7 +28,7 @@ pub struct Crs {
 
 impl Crs {
     /// Generates `n` generators from `seed` by try-and-increment.
-    pub fn new(n: usize, seed: &[u8]) -> Crs {
+    pub fn generate(n: usize, seed: &[u8]) -> Crs {
         use ark_ff::PrimeField;
         let mut g = Vec::with_capacity(n);
         let mut i: u64 = 0;
@@ -44,6 +44,10 @@ impl Crs {
                 g.push(p);
             }
         }
+        Crs::from_elements(g)
+    }
+
+    fn from_elements(g: Vec<Element>) -> Crs {
         let proj: Vec<_> = g.iter().map(|e| *e.as_projective()).collect();
         let g_affine = <ark_ed_on_bls12_381_bandersnatch::EdwardsProjective as ark_ec::CurveGroup>::normalize_batch(&proj);
         Crs {
@@ -53,10 +57,26 @@ impl Crs {
         }
     }
 
-    /// The EIP-6800 CRS (256 generators from [`PEDERSEN_SEED`]), generated once per process.
+    /// The EIP-6800 CRS from the table embedded at build time (`crs_table.rs`, checked
+    /// against [`Crs::generate`] by a test): no square roots at start-up.
+    fn embedded() -> Crs {
+        use ark_ff::PrimeField;
+        let g = crate::crs_table::CRS_AFFINE_LE
+            .iter()
+            .map(|xy| {
+                let x = Fq::from_le_bytes_mod_order(&xy[..32]);
+                let y = Fq::from_le_bytes_mod_order(&xy[32..]);
+                // The table is ours and tested; a corrupt entry would be a build defect.
+                Element::from_affine_coordinates(x, y).expect("embedded CRS point is valid")
+            })
+            .collect();
+        Crs::from_elements(g)
+    }
+
+    /// The EIP-6800 CRS (256 generators from [`PEDERSEN_SEED`]), loaded once per process.
     pub fn eip6800() -> &'static Crs {
         static CRS: OnceLock<Crs> = OnceLock::new();
-        CRS.get_or_init(|| Crs::new(CRS_SIZE, PEDERSEN_SEED))
+        CRS.get_or_init(Crs::embedded)
     }
 
     /// Number of generators.
@@ -83,4 +103,20 @@ fn fq_to_be(x: &Fq) -> [u8; 32] {
         *o = *b;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_crs_matches_generation() {
+        let fresh = Crs::generate(CRS_SIZE, PEDERSEN_SEED);
+        let embedded = Crs::embedded();
+        assert_eq!(fresh.g, embedded.g);
+        assert_eq!(
+            Element::batch_to_bytes(&fresh.g),
+            Element::batch_to_bytes(&embedded.g)
+        );
+    }
 }

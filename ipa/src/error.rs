@@ -34,6 +34,14 @@ pub enum VerifyError {
     /// No queries were given.
     #[error("a multiproof needs at least one opening")]
     NoQueries,
+    /// `verify_encoded` was given a different number of encodings than queries.
+    #[error("{queries} queries but {encodings} commitment encodings")]
+    EncodingCount {
+        /// Number of queries.
+        queries: usize,
+        /// Number of encodings.
+        encodings: usize,
+    },
     /// The proof does not open the commitments to the claimed values.
     #[error("multiproof rejected: the openings do not match the commitments")]
     ProofRejected,

@@ -20,6 +20,7 @@
 
 mod committer;
 mod crs;
+mod crs_table;
 mod error;
 mod ipa_proof;
 pub mod lagrange;

@@ -193,8 +193,14 @@ impl MultiProof {
         queries: &[VerifierQuery],
         encoded: &[[u8; 32]],
     ) -> Result<(), VerifyError> {
-        if queries.is_empty() || encoded.len() != queries.len() {
+        if queries.is_empty() {
             return Err(VerifyError::NoQueries);
+        }
+        if encoded.len() != queries.len() {
+            return Err(VerifyError::EncodingCount {
+                queries: queries.len(),
+                encodings: encoded.len(),
+            });
         }
         transcript.domain_sep(b"multiproof");
         for (q, c) in queries.iter().zip(encoded) {

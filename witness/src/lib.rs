@@ -6,6 +6,20 @@
 //! geth/go-verkle write it — and checks their canonical form. Byte layouts and rules are in
 //! `spec/WIRE.md`.
 //!
+//! [`verify`] checks a witness against a pre-state root — the one call a stateless client
+//! makes — and returns the proven pre-state ([`VerifiedWitness`]), from which
+//! [`VerifiedWitness::post_state_root`] computes the root after the block's writes:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let (text, parent_state_root, state_root) = (String::new(), [0u8; 32], [0u8; 32]);
+//! let witness = witness::ExecutionWitness::from_json_str(&text)?;
+//! let proven = witness::verify(&parent_state_root, &witness)?;
+//! proven.check_post_state_root(&state_root)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! A decoded witness is a set of views into the one [`bytes::Bytes`] buffer it arrived in:
 //! stems, values and points are borrowed, and decoding allocates a constant number of times
 //! whatever the witness's size. JSON is read once into the same SSZ layout.
@@ -49,10 +63,11 @@ mod execution_witness;
 pub mod fuzz;
 mod json;
 mod owned;
+mod post_state;
 pub mod preset;
 mod ssz;
+mod verify;
 mod view;
-// Stateless verification and post-state roots (later): `mod verify;` and `mod post_state;`.
 
 pub use canonical::check_canonical;
 pub use error::{CanonicalError, JsonError, SszError, SszField, WitnessError};
@@ -61,6 +76,11 @@ pub use json::{find_json_witnesses, MAX_SEARCH_DEPTH, WITNESS_KEYS};
 pub use owned::{
     OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
     OwnedVerkleProof,
+};
+pub use post_state::PostStateError;
+pub use verify::{
+    verify, ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode, ProvenStem,
+    VerifiedWitness, VerifyError,
 };
 pub use view::{
     ChunkIter, ChunkList, IpaProof, Points, StateDiff, StateDiffIter, StemStateDiff, Stems,

@@ -1,5 +1,6 @@
 //! Integration tests of the `witness` crate: the real vectors in `shared/vectors`, JSON and
-//! SSZ round trips, constant allocation counts, canonical-form rejections and properties.
+//! SSZ round trips, constant allocation counts, canonical-form rejections and properties,
+//! stateless verification and post-state roots.
 #![allow(clippy::unwrap_used)]
 
 mod alloc;
@@ -8,3 +9,5 @@ mod common;
 mod json_variants;
 mod props;
 mod vectors;
+mod verify;
+mod verify_props;

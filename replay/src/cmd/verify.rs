@@ -1,0 +1,108 @@
+//! `fverkle verify --pre-root 0x… [--post-root 0x…] FILE`
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use witness::ExecutionWitness;
+
+use crate::hexarg::{parse_root, to_hex};
+use crate::outcome::Outcome;
+
+/// Arguments of `fverkle verify`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The state root the witness must prove against (the parent block's state root).
+    #[arg(long, value_parser = parse_root)]
+    pre_root: [u8; 32],
+    /// Also check the post-state root computed from the witness's new values alone.
+    #[arg(long, value_parser = parse_root)]
+    post_root: Option<[u8; 32]>,
+    /// A JSON document holding one execution witness (bare, or inside a block, engine
+    /// payload, header or beacon-API block), or an `.ssz` file; `-` reads stdin.
+    file: PathBuf,
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading stdin")?;
+        return Ok(buf);
+    }
+    std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+}
+
+fn decode(path: &Path, bytes: Vec<u8>) -> Result<ExecutionWitness> {
+    let name = path.display();
+    let is_ssz = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ssz"));
+    if is_ssz {
+        return ExecutionWitness::from_ssz(bytes::Bytes::from(bytes))
+            .with_context(|| format!("{name}: not an SSZ execution witness"));
+    }
+    let text = std::str::from_utf8(&bytes).with_context(|| format!("{name}: not UTF-8 JSON"))?;
+    ExecutionWitness::from_json_str(text)
+        .with_context(|| format!("{name}: no usable execution witness"))
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let t0 = Instant::now();
+    let bytes = read_input(&args.file)?;
+    let witness_bytes = bytes.len();
+    let w = decode(&args.file, bytes)?;
+    let decode_us = t0.elapsed().as_micros();
+    let t1 = Instant::now();
+    let verdict = witness::verify(&args.pre_root, &w);
+    let verify_us = t1.elapsed().as_micros();
+    let file = args.file.display().to_string();
+    let (ok, reason, post) = match &verdict {
+        Err(e) => (false, Some(e.to_string()), None),
+        Ok(v) => match args.post_root {
+            None => (true, None, None),
+            Some(expected) => match v.post_state_root() {
+                Ok(got) if got == expected => (true, None, Some(got)),
+                Ok(got) => (
+                    false,
+                    Some(format!(
+                        "post-state root mismatch: computed {}, expected {}",
+                        to_hex(&got),
+                        to_hex(&expected)
+                    )),
+                    Some(got),
+                ),
+                Err(e) => (false, Some(format!("post-state root: {e}")), None),
+            },
+        },
+    };
+    let stems = w.state_diff().len();
+    let keys = w.state_diff().suffix_diff_count();
+    if json {
+        let line = serde_json::json!({
+            "file": file,
+            "ok": ok,
+            "pre_root": to_hex(&args.pre_root),
+            "post_root": post.map(|p| to_hex(&p)),
+            "stems": stems,
+            "keys": keys,
+            "witness_bytes": witness_bytes,
+            "decode_us": decode_us,
+            "verify_us": verify_us,
+            "error": reason,
+        });
+        writeln!(out, "{line}")?;
+    } else if ok {
+        writeln!(
+            out,
+            "{file}: valid ({stems} stems, {keys} keys, {witness_bytes} bytes; decode {decode_us} µs, verify {verify_us} µs){}",
+            post.map(|p| format!("; post-state root {}", to_hex(&p))).unwrap_or_default()
+        )?;
+    } else {
+        writeln!(out, "{file}: INVALID: {}", reason.unwrap_or_default())?;
+    }
+    Ok(if ok { Outcome::Ok } else { Outcome::Invalid })
+}

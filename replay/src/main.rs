@@ -1,0 +1,90 @@
+//! `fverkle`: verify Verkle execution witnesses against state roots.
+//!
+//! Exit codes: 0 success or a valid verdict; 1 a verdict of invalid or a root mismatch;
+//! 2 a usage, input or I/O error. Results go to stdout (`--json`: JSON Lines), logs to
+//! stderr. A closed stdout (broken pipe) ends the run with 0.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+mod hexarg;
+mod outcome;
+
+use outcome::Outcome;
+
+/// Stateless verifier with a fractional Verkle tree core.
+#[derive(Parser, Debug)]
+#[command(name = "fverkle", version, about, long_about = None)]
+struct Cli {
+    /// Print results as JSON Lines.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Log more (-v info, -vv debug); logs go to stderr.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Verify an execution witness against a pre-state root.
+    Verify(cmd::verify::Args),
+}
+
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FVERKLE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging(cli.verbose);
+    let mut out = std::io::stdout().lock();
+    let result = match &cli.command {
+        Command::Verify(args) => cmd::verify::run(args, cli.json, &mut out),
+    };
+    let flushed = out.flush();
+    match result {
+        Ok(Outcome::Ok) => match flushed {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("fverkle: error: writing stdout: {e}");
+                ExitCode::from(2)
+            }
+            _ => ExitCode::SUCCESS,
+        },
+        Ok(Outcome::Invalid) => ExitCode::from(1),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fverkle: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The `fverkle` binary end to end: verdicts, exit codes, JSON output.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn vectors() -> PathBuf {
+    let p = match std::env::var_os("FVERKLE_VECTORS") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors"),
+    };
+    assert!(
+        p.is_dir(),
+        "vectors directory {} is missing (set FVERKLE_VECTORS)",
+        p.display()
+    );
+    p
+}
+
+const ROOT_72: &str = "0x64e1a647f42e5c2e3c434531ccf529e1b3e93363a40db9fc8eec81f492123510";
+
+fn fverkle() -> Command {
+    Command::cargo_bin("fverkle").unwrap()
+}
+
+#[test]
+fn valid_witness_exits_0() {
+    let f = vectors().join("witness/valid_block_72.json");
+    let out = fverkle()
+        .args(["verify", "--pre-root", ROOT_72])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("valid (5 stems"));
+}
+
+#[test]
+fn invalid_witness_exits_1_with_json_reason() {
+    let f = vectors().join("witness/invalid_block_72.json");
+    let out = fverkle()
+        .args(["--json", "verify", "--pre-root", ROOT_72])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["ok"], false);
+    assert!(line["error"].as_str().unwrap().contains("multiproof"));
+}
+
+#[test]
+fn post_root_is_checked() {
+    let f = vectors().join("witness/eest_verkleBlock.json");
+    let pre = "0x3901899f4bfd31a5d77611f70c4eb98cffdbbe5280fba656631f04336afe6f5a";
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let post = doc
+        .pointer("/blocks/0/blockHeader/stateRoot")
+        .and_then(|v| v.as_str())
+        .expect("fixture has blocks[0].blockHeader.stateRoot")
+        .to_string();
+    let ok = fverkle()
+        .args(["verify", "--pre-root", pre, "--post-root", &post])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    let wrong = fverkle()
+        .args(["verify", "--pre-root", pre, "--post-root", ROOT_72])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&wrong.stdout).contains("post-state root mismatch"));
+}
+
+#[test]
+fn stdin_is_read_for_dash() {
+    let f = vectors().join("witness/valid_block_72.json");
+    let out = fverkle()
+        .args(["verify", "--pre-root", ROOT_72, "-"])
+        .write_stdin(std::fs::read(f).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn bad_input_exits_2_and_names_the_file() {
+    let out = fverkle()
+        .args(["verify", "--pre-root", ROOT_72, "/nonexistent/w.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/w.json"));
+
+    let out = fverkle()
+        .args(["verify", "--pre-root", "0x12", "x.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    let dir = std::env::temp_dir().join(format!("fverkle-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let garbled = dir.join("garbled.json");
+    std::fs::write(&garbled, b"{\"executionWitness\": {\"stateDiff\": [").unwrap();
+    let out = fverkle()
+        .args(["verify", "--pre-root", ROOT_72])
+        .arg(&garbled)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("garbled.json"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,499 @@
+//! The post-state root from a verified witness alone (`spec/WIRE.md` §6.4).
+//!
+//! A stateless client holds the commitments of every node on the proven paths. Writing the
+//! witness's `new_value`s changes those commitments by deltas, bottom up:
+//!
+//! - a present stem's suffix tree `C1`/`C2` by `Δlow·G_{2(s mod 128)} + Δhigh·G_{2(s mod 128)+1}`,
+//!   then its leaf `C` by `Δmtf(C1)·G2 + Δmtf(C2)·G3`;
+//! - an absent stem that is written gets a new leaf, committed from scratch; the new leaves
+//!   (and, for absent-other stems, the leaf already there) under one proven slot form a small
+//!   subtree, with internal nodes wherever two of their stems share a prefix;
+//! - every internal node above a changed child by `Δmtf(child)·G_{index}`, up to the root.
+//!
+//! Nothing is deleted: a witness writes values, never removes them.
+
+use std::collections::BTreeMap;
+
+use banderwagon::arith::{One, Zero};
+use banderwagon::{multi_scalar_mul, Element, Fr};
+use ipa::Crs;
+
+use crate::preset::STEM_LEN;
+use crate::verify::{
+    stem_field, value_halves, ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode,
+    VerifiedWitness,
+};
+
+/// Why the post-state root could not be computed or does not match.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PostStateError {
+    /// The root after the witness's writes is not the expected one.
+    #[error(
+        "post-state root mismatch: computed 0x{}, expected 0x{}",
+        hex::encode(got),
+        hex::encode(expected)
+    )]
+    RootMismatch {
+        /// The root computed from the witness.
+        got: [u8; 32],
+        /// The root it was compared with.
+        expected: [u8; 32],
+    },
+    /// A node the update needs is not among the proven nodes, or is of the wrong kind.
+    /// Unreachable for a witness that [`verify`](crate::verify) accepted.
+    #[error("the update needs {wanted} at path {path}, which the proof does not cover")]
+    MissingNode {
+        /// Where the node should be.
+        path: NodePath,
+        /// What kind of node was needed.
+        wanted: NodeKind,
+    },
+    /// Two leaves to place under one slot have the same stem. Unreachable for a witness
+    /// that [`verify`](crate::verify) accepted.
+    #[error(
+        "two leaves with the same stem 0x{} under path {path}",
+        hex::encode(stem)
+    )]
+    StemCollision {
+        /// The slot the leaves were placed under.
+        path: NodePath,
+        /// The repeated stem.
+        stem: [u8; STEM_LEN],
+    },
+}
+
+impl VerifiedWitness {
+    /// The state root after writing every `new_value` of the witness, computed from the
+    /// proven commitments alone (no database).
+    ///
+    /// It equals the block's post-state root exactly when the witness lists every write
+    /// of the block; a write missing from the witness (a client that wrote leaves without
+    /// listing them) shows up as a different root.
+    pub fn post_state_root(&self) -> Result<[u8; 32], PostStateError> {
+        Ok(post_state_commitment(self)?.to_bytes())
+    }
+
+    /// Compares [`post_state_root`](Self::post_state_root) with `expected`.
+    pub fn check_post_state_root(&self, expected: &[u8; 32]) -> Result<(), PostStateError> {
+        let got = self.post_state_root()?;
+        if &got == expected {
+            Ok(())
+        } else {
+            Err(PostStateError::RootMismatch {
+                got,
+                expected: *expected,
+            })
+        }
+    }
+}
+
+/// The generators `G_i`, looked up without panicking.
+struct Generators(&'static [Element]);
+
+impl Generators {
+    fn get(&self, i: usize) -> Element {
+        // The CRS has 256 generators and every index here is below 256.
+        self.0.get(i).copied().unwrap_or_else(Element::identity)
+    }
+}
+
+fn post_state_commitment(v: &VerifiedWitness) -> Result<Element, PostStateError> {
+    let g = Generators(&Crs::eip6800().g);
+    let node = |path: NodePath, wanted: NodeKind| -> Result<&ProvenNode, PostStateError> {
+        v.node(path.as_bytes())
+            .filter(|n| n.kind == wanted)
+            .ok_or(PostStateError::MissingNode { path, wanted })
+    };
+
+    // New commitments of leaves and slots, by path.
+    let mut changed: BTreeMap<NodePath, Element> = BTreeMap::new();
+    // New leaves of absent stems, by the proven slot (empty or other stem's leaf) they go in.
+    let mut placed: BTreeMap<NodePath, Vec<([u8; STEM_LEN], Element)>> = BTreeMap::new();
+
+    for (stem_index, s) in v.stems().iter().enumerate() {
+        let writes: Vec<&ProvenKey> = keys_of(v.keys(), stem_index)
+            .iter()
+            .filter(|k| k.new_value.is_some())
+            .collect();
+        if writes.is_empty() {
+            continue;
+        }
+        let path = s.path();
+        match s.status {
+            ExtensionStatus::Present => {
+                let leaf = node(path, NodeKind::Leaf)?;
+                let mut points = Vec::with_capacity(2);
+                let mut deltas = Vec::with_capacity(2);
+                for half in 0..2u8 {
+                    let in_half: Vec<&&ProvenKey> = writes
+                        .iter()
+                        .filter(|k| (k.suffix >= 128) == (half == 1))
+                        .collect();
+                    if in_half.is_empty() {
+                        continue;
+                    }
+                    let suffix_path = path.child(2 + half).ok_or(PostStateError::MissingNode {
+                        path,
+                        wanted: NodeKind::SuffixTree,
+                    })?;
+                    let tree = node(suffix_path, NodeKind::SuffixTree)?;
+                    let mut value_points = Vec::with_capacity(2 * in_half.len());
+                    let mut value_deltas = Vec::with_capacity(2 * in_half.len());
+                    for k in in_half {
+                        let (old_low, old_high) = value_halves(k.current_value.as_ref());
+                        let (new_low, new_high) = value_halves(k.new_value.as_ref());
+                        let z = 2 * usize::from(k.suffix % 128);
+                        value_points.extend([g.get(z), g.get(z + 1)]);
+                        value_deltas.extend([new_low - old_low, new_high - old_high]);
+                    }
+                    let new_tree =
+                        tree.commitment + linear_combination(&value_points, &value_deltas);
+                    points.push(g.get(2 + usize::from(half)));
+                    deltas.push(new_tree.map_to_scalar_field() - tree.field);
+                }
+                changed.insert(path, leaf.commitment + linear_combination(&points, &deltas));
+            }
+            ExtensionStatus::AbsentEmpty | ExtensionStatus::AbsentOther => {
+                let leaf = new_leaf(&g, &s.stem, &writes);
+                placed.entry(path).or_default().push((s.stem, leaf));
+            }
+        }
+    }
+
+    for (path, mut leaves) in placed {
+        let slot = v.node(path.as_bytes()).ok_or(PostStateError::MissingNode {
+            path,
+            wanted: NodeKind::Leaf,
+        })?;
+        match (slot.kind, slot.leaf_stem) {
+            (NodeKind::Empty, _) => {}
+            (NodeKind::Leaf, Some(stem)) => {
+                // The leaf already there (updated above if its stem is present and written).
+                let current = changed.get(&path).copied().unwrap_or(slot.commitment);
+                leaves.push((stem, current));
+            }
+            _ => {
+                return Err(PostStateError::MissingNode {
+                    path,
+                    wanted: NodeKind::Leaf,
+                })
+            }
+        }
+        leaves.sort_unstable_by_key(|(stem, _)| *stem);
+        let subtree = subtree_commitment(&g, path, &leaves)?;
+        changed.insert(path, subtree);
+    }
+
+    propagate(v, &g, changed)
+}
+
+/// Below this many terms, [`linear_combination`] multiplies term by term: the bucket MSM's
+/// set-up costs more than a few scalar multiplications.
+const SMALL_MSM: usize = 16;
+
+/// `Σ scalars[i]·points[i]`.
+fn linear_combination(points: &[Element], scalars: &[Fr]) -> Element {
+    if points.len() < SMALL_MSM {
+        points
+            .iter()
+            .zip(scalars)
+            .filter(|(_, s)| !s.is_zero())
+            .map(|(p, s)| if s.is_one() { *p } else { p * s })
+            .sum()
+    } else {
+        multi_scalar_mul(points, scalars)
+    }
+}
+
+/// The keys of stem `stem_index`: a contiguous run of `keys` (which are in stem order).
+fn keys_of(keys: &[ProvenKey], stem_index: usize) -> &[ProvenKey] {
+    let start = keys.partition_point(|k| k.stem_index < stem_index);
+    let end = keys.partition_point(|k| k.stem_index <= stem_index);
+    keys.get(start..end).unwrap_or(&[])
+}
+
+/// A leaf committed from scratch with only the written values (verkle-facts §3):
+/// `C = 1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`.
+fn new_leaf(g: &Generators, stem: &[u8; STEM_LEN], writes: &[&ProvenKey]) -> Element {
+    let mut halves: [(Vec<Element>, Vec<Fr>); 2] = Default::default();
+    for k in writes {
+        let (low, high) = value_halves(k.new_value.as_ref());
+        let z = 2 * usize::from(k.suffix % 128);
+        let (points, scalars) = &mut halves[usize::from(k.suffix >= 128)];
+        points.extend([g.get(z), g.get(z + 1)]);
+        scalars.extend([low, high]);
+    }
+    let [c1, c2] = halves.map(|(points, scalars)| linear_combination(&points, &scalars));
+    linear_combination(
+        &[g.get(0), g.get(1), g.get(2), g.get(3)],
+        &[
+            Fr::one(),
+            stem_field(stem),
+            c1.map_to_scalar_field(),
+            c2.map_to_scalar_field(),
+        ],
+    )
+}
+
+/// The commitment of the subtree holding `leaves` (sorted by stem, at least one) whose root
+/// is at `path`: the leaf itself when there is one, else an internal node over the groups of
+/// leaves sharing the next stem byte (EIP-6800: internal nodes only where stems share a
+/// prefix).
+fn subtree_commitment(
+    g: &Generators,
+    path: NodePath,
+    leaves: &[([u8; STEM_LEN], Element)],
+) -> Result<Element, PostStateError> {
+    match leaves {
+        [] => Ok(Element::identity()),
+        [(_, leaf)] => Ok(*leaf),
+        [(first, _), ..] => {
+            let depth = path.len();
+            let Some(_) = first.get(depth) else {
+                return Err(PostStateError::StemCollision { path, stem: *first });
+            };
+            let mut points = Vec::new();
+            let mut scalars = Vec::new();
+            for group in leaves.chunk_by(|a, b| a.0.get(depth) == b.0.get(depth)) {
+                let Some(&index) = group.first().and_then(|(s, _)| s.get(depth)) else {
+                    continue;
+                };
+                let child_path = path
+                    .child(index)
+                    .ok_or(PostStateError::StemCollision { path, stem: *first })?;
+                let child = subtree_commitment(g, child_path, group)?;
+                points.push(g.get(usize::from(index)));
+                scalars.push(child.map_to_scalar_field());
+            }
+            Ok(linear_combination(&points, &scalars))
+        }
+    }
+}
+
+/// Updates every internal node above a changed node, deepest first, and returns the new
+/// root commitment (the pre-state root when nothing changed).
+fn propagate(
+    v: &VerifiedWitness,
+    g: &Generators,
+    changed: BTreeMap<NodePath, Element>,
+) -> Result<Element, PostStateError> {
+    let mut levels: Vec<Vec<(NodePath, Element)>> = vec![Vec::new(); STEM_LEN + 2];
+    for (path, c) in changed {
+        if let Some(level) = levels.get_mut(path.len()) {
+            level.push((path, c));
+        }
+    }
+    for depth in (1..levels.len()).rev() {
+        let mut level = levels
+            .get_mut(depth)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        if level.is_empty() {
+            continue;
+        }
+        level.sort_unstable_by_key(|(path, _)| *path);
+        let new_commitments: Vec<Element> = level.iter().map(|(_, c)| *c).collect();
+        let new_fields = Element::batch_map_to_scalar_field(&new_commitments);
+        let mut parents: Vec<(NodePath, Element)> = Vec::new();
+        let mut i = 0;
+        while let Some((first, _)) = level.get(i) {
+            let Some((parent_path, _)) = first.parent() else {
+                break;
+            };
+            let mut points = Vec::new();
+            let mut deltas = Vec::new();
+            while let (Some((path, _)), Some(new_field)) = (level.get(i), new_fields.get(i)) {
+                let Some((p, index)) = path.parent() else {
+                    break;
+                };
+                if p != parent_path {
+                    break;
+                }
+                let old_field = v.node(path.as_bytes()).map_or_else(Fr::zero, |n| n.field);
+                points.push(g.get(usize::from(index)));
+                deltas.push(*new_field - old_field);
+                i += 1;
+            }
+            if points.is_empty() {
+                break;
+            }
+            let parent = v
+                .node(parent_path.as_bytes())
+                .filter(|n| n.kind == NodeKind::Internal)
+                .ok_or(PostStateError::MissingNode {
+                    path: parent_path,
+                    wanted: NodeKind::Internal,
+                })?;
+            parents.push((
+                parent_path,
+                parent.commitment + linear_combination(&points, &deltas),
+            ));
+        }
+        if let Some(up) = levels.get_mut(depth - 1) {
+            up.extend(parents);
+        }
+    }
+    let root = levels
+        .first_mut()
+        .and_then(|l| l.pop())
+        .map(|(_, c)| c)
+        .or_else(|| v.node(&[]).map(|n| n.commitment))
+        .ok_or(PostStateError::MissingNode {
+            path: NodePath::ROOT,
+            wanted: NodeKind::Internal,
+        })?;
+    Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::ProvenStem;
+
+    fn hex32(s: &str) -> [u8; 32] {
+        hex::decode(s).unwrap().try_into().unwrap()
+    }
+
+    /// A verified witness over the empty tree writing `writes` (sorted by key): every stem
+    /// absent, its slot in the root empty.
+    fn over_empty_tree(writes: &[([u8; 32], [u8; 32])]) -> VerifiedWitness {
+        let identity = Element::identity();
+        let mut nodes = vec![ProvenNode {
+            path: NodePath::ROOT,
+            kind: NodeKind::Internal,
+            leaf_stem: None,
+            commitment: identity,
+            field: Fr::zero(),
+        }];
+        let mut stems: Vec<ProvenStem> = Vec::new();
+        let mut keys = Vec::new();
+        for (key, value) in writes {
+            let stem: [u8; 31] = key[..31].try_into().unwrap();
+            if stems.last().map(|s| s.stem) != Some(stem) {
+                stems.push(ProvenStem {
+                    stem,
+                    depth: 1,
+                    status: ExtensionStatus::AbsentEmpty,
+                    leaf_stem: None,
+                });
+                let path = NodePath::new(&stem[..1]).unwrap();
+                if nodes.iter().all(|n| n.path != path) {
+                    nodes.push(ProvenNode {
+                        path,
+                        kind: NodeKind::Empty,
+                        leaf_stem: None,
+                        commitment: identity,
+                        field: Fr::zero(),
+                    });
+                }
+            }
+            keys.push(ProvenKey {
+                stem_index: stems.len() - 1,
+                stem,
+                suffix: key[31],
+                current_value: None,
+                new_value: Some(*value),
+            });
+        }
+        nodes.sort_by_key(|n| n.path);
+        VerifiedWitness {
+            pre_state_root: identity.to_bytes(),
+            nodes,
+            stems,
+            keys,
+            openings: 0,
+        }
+    }
+
+    fn root_field(v: &VerifiedWitness) -> [u8; 32] {
+        banderwagon::fr_to_le_bytes(&post_state_commitment(v).unwrap().map_to_scalar_field())
+    }
+
+    /// rust-verkle `simple_insert` / verkle-trie-ref: key = value = bytes 1..=32.
+    #[test]
+    fn one_key_from_the_empty_tree() {
+        let kv: [u8; 32] = std::array::from_fn(|i| i as u8 + 1);
+        let v = over_empty_tree(&[(kv, kv)]);
+        assert_eq!(
+            hex::encode(v.post_state_root().unwrap()),
+            "6f5e7cfc3a158a64e5718b0d2f18f564171342380f5808f3d2a82f7e7f3c2778"
+        );
+        assert_eq!(
+            hex::encode(root_field(&v)),
+            "029b6c4c8af9001f0ac76472766c6579f41eec84a73898da06eb97ebdab80a09"
+        );
+    }
+
+    /// rust-verkle `insert_longest_path` and `insert_and_traverse_longest_path`: stems that
+    /// share 30 and 29 bytes, all under one empty slot — a chain of internal nodes.
+    #[test]
+    fn stems_sharing_long_prefixes_under_one_empty_slot() {
+        let k0 = [0u8; 32];
+        let mut k1 = [0u8; 32];
+        k1[30] = 1;
+        let mut k2 = [0u8; 32];
+        k2[29] = 1;
+        let v = over_empty_tree(&[(k0, k0), (k1, k1)]);
+        assert_eq!(
+            hex::encode(root_field(&v)),
+            "fe2e17833b90719eddcad493c352ccd491730643ecee39060c7c1fff5fcc621a"
+        );
+        let mut three = [(k0, k0), (k1, k1), (k2, k2)];
+        three.sort();
+        let v = over_empty_tree(&three);
+        assert_eq!(
+            hex::encode(root_field(&v)),
+            "74ff8821eca20188de49340124f249dac94404efdb3838bb6b4d298e483cc20e"
+        );
+    }
+
+    /// go-verkle `TestWithRustCompatibility` / rust-verkle `golang_interop`: one stem, five
+    /// values (zeros included: a written zero is not an absent value).
+    #[test]
+    fn go_rust_interop_account() {
+        let stem =
+            hex::decode("f56e644224f4576490cfe0de1424a4532212529bfe374713d84e7d7e8e9272").unwrap();
+        let mut nonce = [0u8; 32];
+        nonce[2..8].copy_from_slice(&hex::decode("64a7b3b6e00d").unwrap());
+        let values = [
+            [0u8; 32],
+            nonce,
+            [0u8; 32],
+            hex32("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"),
+            [0u8; 32],
+        ];
+        let writes: Vec<_> = values
+            .iter()
+            .enumerate()
+            .map(|(suffix, value)| {
+                let mut key = [0u8; 32];
+                key[..31].copy_from_slice(&stem);
+                key[31] = suffix as u8;
+                (key, *value)
+            })
+            .collect();
+        let v = over_empty_tree(&writes);
+        assert_eq!(
+            hex::encode(v.post_state_root().unwrap()),
+            "10ed89d89047bb168baa4e69b8607e260049e928ddbcb2fdd23ea0f4182b1f8a"
+        );
+    }
+
+    #[test]
+    fn a_mismatch_names_both_roots() {
+        let kv = [7u8; 32];
+        let v = over_empty_tree(&[(kv, kv)]);
+        let got = v.post_state_root().unwrap();
+        let err = v.check_post_state_root(&[0; 32]).unwrap_err();
+        assert_eq!(
+            err,
+            PostStateError::RootMismatch {
+                got,
+                expected: [0; 32]
+            }
+        );
+        assert!(err.to_string().contains(&hex::encode(got)));
+        v.check_post_state_root(&got).unwrap();
+    }
+}

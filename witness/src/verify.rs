@@ -1,0 +1,1081 @@
+//! Stateless verification of an execution witness against a pre-state root
+//! (`spec/WIRE.md` §6).
+//!
+//! The verifier rebuilds, from the state diff and the extension statuses alone, the part of
+//! the pre-state tree the proof covers — internal nodes, leaves, empty slots and suffix
+//! trees, each at its path — assigns `commitments_by_path` to those nodes in path order,
+//! derives the set of openings `(path, z) → y`, and checks the multiproof over them with the
+//! transcript label `"vt"`. The root is the commitment at the empty path, so a wrong
+//! pre-state root makes the multiproof fail.
+//!
+//! Work is linear in the witness: the tree is a map keyed by path (at most 33 entries per
+//! stem), and every commitment is decompressed and mapped to the scalar field once, in
+//! parallel when there are enough of them.
+
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use banderwagon::arith::{One, Zero};
+use banderwagon::{fr_from_le_bytes_mod_order, DecodeError, Element, Fr};
+use ipa::{Crs, MultiProof, ProofDecodeError, Transcript, VerifierQuery};
+
+use crate::canonical::check_canonical;
+use crate::error::CanonicalError;
+use crate::execution_witness::ExecutionWitness;
+use crate::preset::{
+    BYTES32_LEN, EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT,
+    IPA_PROOF_DEPTH, STEM_LEN,
+};
+use crate::view::{Points, StateDiff};
+
+/// The Fiat–Shamir transcript label of execution-witness multiproofs (go-verkle `"vt"`).
+const TRANSCRIPT_LABEL: &[u8] = b"vt";
+
+/// The byte a leaf's path is extended with to reach its suffix tree `C1` (suffixes 0..127);
+/// `C2` is one more (go-verkle `slotPath`).
+const SUFFIX_TREE_BYTE: u8 = 2;
+
+/// Below this many commitments, decompression stays on the calling thread.
+#[cfg(feature = "parallel")]
+const PARALLEL_DECODE_MIN: usize = 32;
+
+/// The longest path: 31 stem bytes and one suffix-tree byte.
+const MAX_PATH_LEN: usize = STEM_LEN + 1;
+
+/// A node's position in the tree: the key bytes leading to it from the root. Internal nodes,
+/// leaves and empty slots have paths of at most 31 bytes (a prefix of a stem); a suffix tree
+/// is its leaf's path followed by 2 (`C1`) or 3 (`C2`). Ordered bytewise, so a node sorts
+/// before its descendants — the order of `commitments_by_path` and of the openings.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NodePath {
+    len: u8,
+    bytes: [u8; MAX_PATH_LEN],
+}
+
+impl NodePath {
+    /// The root's path (empty).
+    pub const ROOT: NodePath = NodePath {
+        len: 0,
+        bytes: [0; MAX_PATH_LEN],
+    };
+
+    /// The path with these bytes, if they are at most 32.
+    pub fn new(bytes: &[u8]) -> Option<NodePath> {
+        let mut out = NodePath::ROOT;
+        out.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        out.len = u8::try_from(bytes.len()).ok()?;
+        Some(out)
+    }
+
+    /// The path bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or(&[])
+    }
+
+    /// Number of bytes: the node's depth.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Whether this is the root's path.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The path of child `index` of this node, if the path is not already 32 bytes.
+    pub fn child(&self, index: u8) -> Option<NodePath> {
+        let mut out = *self;
+        *out.bytes.get_mut(usize::from(self.len))? = index;
+        out.len += 1;
+        Some(out)
+    }
+
+    /// The parent's path and this node's index in it; `None` for the root.
+    pub fn parent(&self) -> Option<(NodePath, u8)> {
+        let last = self.len.checked_sub(1)?;
+        let index = *self.bytes.get(usize::from(last))?;
+        let mut out = *self;
+        out.len = last;
+        if let Some(b) = out.bytes.get_mut(usize::from(last)) {
+            *b = 0;
+        }
+        Some((out, index))
+    }
+}
+
+impl Ord for NodePath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl PartialOrd for NodePath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for NodePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "0x{}", hex::encode(self.as_bytes()))
+    }
+}
+
+impl fmt::Display for NodePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Extension status of a stem (low 3 bits of its `depth_extension_present` byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExtensionStatus {
+    /// The stem is absent: its slot in the internal node at depth − 1 is empty.
+    AbsentEmpty,
+    /// The stem is absent: the leaf on its path at `depth` belongs to another stem.
+    AbsentOther,
+    /// The stem's leaf is in the tree at `depth`.
+    Present,
+}
+
+impl ExtensionStatus {
+    fn from_byte(byte: u8) -> Option<ExtensionStatus> {
+        match byte & 0b111 {
+            EXT_STATUS_ABSENT_EMPTY => Some(ExtensionStatus::AbsentEmpty),
+            EXT_STATUS_ABSENT_OTHER => Some(ExtensionStatus::AbsentOther),
+            EXT_STATUS_PRESENT => Some(ExtensionStatus::Present),
+            _ => None,
+        }
+    }
+}
+
+/// What a node of the proven tree is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// An internal node (the root is one).
+    Internal,
+    /// An empty slot of an internal node, proven by an absent-empty stem. It has no
+    /// commitment (its field value is 0).
+    Empty,
+    /// A leaf (extension node) `C = 1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`.
+    Leaf,
+    /// A suffix-tree commitment: `C1` (path ends in 2) or `C2` (path ends in 3).
+    SuffixTree,
+}
+
+impl fmt::Display for NodeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NodeKind::Internal => "an internal node",
+            NodeKind::Empty => "an empty slot",
+            NodeKind::Leaf => "a leaf",
+            NodeKind::SuffixTree => "a suffix tree",
+        })
+    }
+}
+
+/// A node of the pre-state tree whose commitment the proof covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProvenNode {
+    /// Where it is.
+    pub path: NodePath,
+    /// What it is.
+    pub kind: NodeKind,
+    /// For a leaf, the stem it holds (from the state diff or `other_stems`).
+    pub leaf_stem: Option<[u8; STEM_LEN]>,
+    /// Its commitment (the identity for an empty slot).
+    pub commitment: Element,
+    /// `map_to_scalar_field(commitment)`: the value its parent commits to (0 when empty).
+    pub field: Fr,
+}
+
+/// A stem of the state diff as the proof places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProvenStem {
+    /// The stem.
+    pub stem: [u8; STEM_LEN],
+    /// Depth of its leaf (present, absent-other) or of its empty slot (absent-empty).
+    pub depth: u8,
+    /// Its extension status.
+    pub status: ExtensionStatus,
+    /// The stem of the leaf at `stem[..depth]`: the stem itself when present, the other
+    /// stem when absent-other, `None` when absent-empty.
+    pub leaf_stem: Option<[u8; STEM_LEN]>,
+}
+
+impl ProvenStem {
+    /// The path of its leaf or empty slot, `stem[..depth]`.
+    pub fn path(&self) -> NodePath {
+        self.stem
+            .get(..usize::from(self.depth))
+            .and_then(NodePath::new)
+            .unwrap_or(NodePath::ROOT)
+    }
+}
+
+/// One key of the state diff with its proven pre-state value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProvenKey {
+    /// Index of its stem in [`VerifiedWitness::stems`] (and in `state_diff`).
+    pub stem_index: usize,
+    /// The stem.
+    pub stem: [u8; STEM_LEN],
+    /// The suffix.
+    pub suffix: u8,
+    /// The pre-state value, proven: `None` means proven absent.
+    pub current_value: Option<[u8; 32]>,
+    /// The value the witness says the block writes (`None`: not written). Not covered by
+    /// the proof; [`VerifiedWitness::post_state_root`] turns these into a root to compare.
+    pub new_value: Option<[u8; 32]>,
+}
+
+impl ProvenKey {
+    /// The 32-byte tree key `stem ‖ suffix`.
+    pub fn key(&self) -> [u8; 32] {
+        let mut key = [0u8; 32];
+        key[..STEM_LEN].copy_from_slice(&self.stem);
+        key[STEM_LEN] = self.suffix;
+        key
+    }
+}
+
+/// A witness whose current values are proven against a pre-state root: the result of
+/// [`verify`].
+#[derive(Debug, Clone)]
+pub struct VerifiedWitness {
+    pub(crate) pre_state_root: [u8; 32],
+    pub(crate) nodes: Vec<ProvenNode>,
+    pub(crate) stems: Vec<ProvenStem>,
+    pub(crate) keys: Vec<ProvenKey>,
+    pub(crate) openings: usize,
+}
+
+impl VerifiedWitness {
+    /// The pre-state root the witness was verified against.
+    pub fn pre_state_root(&self) -> &[u8; 32] {
+        &self.pre_state_root
+    }
+
+    /// The stems, in state-diff order (ascending).
+    pub fn stems(&self) -> &[ProvenStem] {
+        &self.stems
+    }
+
+    /// Every key of the state diff with its proven pre-state value, in state-diff order
+    /// (ascending by key).
+    pub fn keys(&self) -> &[ProvenKey] {
+        &self.keys
+    }
+
+    /// The proven pre-state value of `key`: `Some(Some(v))` present with value `v`,
+    /// `Some(None)` proven absent, `None` when the witness does not cover the key.
+    pub fn current_value(&self, key: &[u8; 32]) -> Option<Option<&[u8; 32]>> {
+        let i = self.keys.binary_search_by(|k| k.key().cmp(key)).ok()?;
+        self.keys.get(i).map(|k| k.current_value.as_ref())
+    }
+
+    /// Every proven node — the root, each node of `commitments_by_path`, and the proven
+    /// empty slots — ordered by path.
+    pub fn nodes(&self) -> &[ProvenNode] {
+        &self.nodes
+    }
+
+    /// The proven node at `path`, if the proof covers it.
+    pub fn node(&self, path: &[u8]) -> Option<&ProvenNode> {
+        let i = self
+            .nodes
+            .binary_search_by(|n| n.path.as_bytes().cmp(path))
+            .ok()?;
+        self.nodes.get(i)
+    }
+
+    /// Number of openings `(commitment, z, y)` the multiproof was checked against.
+    pub fn opening_count(&self) -> usize {
+        self.openings
+    }
+}
+
+/// Why a witness does not verify against a pre-state root.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// A structural canonical-form rule (`spec/WIRE.md` §5) is broken.
+    #[error("witness not canonical: {0}")]
+    NotCanonical(#[from] CanonicalError),
+    /// The state diff is empty: there is nothing to prove.
+    #[error("the state diff is empty: a witness proves at least one key")]
+    NoKeys,
+    /// A stem carries no suffix diffs (no prover lists a stem without keys).
+    #[error("state_diff[{stem_index}] has no suffix diffs")]
+    EmptyStem {
+        /// Index into `state_diff`.
+        stem_index: usize,
+    },
+    /// A stem's path needs a node that an earlier stem placed as something else: the depths
+    /// do not describe one tree.
+    #[error("state_diff[{stem_index}] needs {wanted} at depth {depth}, where another stem placed {found}")]
+    PathConflict {
+        /// Index into `state_diff`.
+        stem_index: usize,
+        /// Depth of the conflicting node.
+        depth: usize,
+        /// What this stem needs there.
+        wanted: NodeKind,
+        /// What is already there.
+        found: NodeKind,
+    },
+    /// Two present stems claim the same leaf.
+    #[error("state_diff[{stem_index}] and state_diff[{other_index}] are both present at the same leaf path")]
+    SharedLeaf {
+        /// Index of the later stem.
+        stem_index: usize,
+        /// Index of the earlier stem.
+        other_index: usize,
+    },
+    /// `other_stems` does not hold exactly one stem per absent-other leaf not held by a
+    /// present stem.
+    #[error("other_stems has {got} entries; the absent-other leaves need {expected}")]
+    OtherStemCount {
+        /// Leaves needing an other stem.
+        expected: usize,
+        /// Entries in `other_stems`.
+        got: usize,
+    },
+    /// An other stem does not lie at the leaf path it is assigned to.
+    #[error("other_stems[{index}] does not start with the leaf path of state_diff[{stem_index}]")]
+    OtherStemOffPath {
+        /// Index into `other_stems`.
+        index: usize,
+        /// Index of a stem that is absent-other at that leaf.
+        stem_index: usize,
+    },
+    /// An other stem is one of the state diff's stems: it cannot both be the leaf's stem
+    /// and be absent.
+    #[error("other_stems[{index}] equals state_diff[{stem_index}].stem, which is not present")]
+    OtherStemInStateDiff {
+        /// Index into `other_stems`.
+        index: usize,
+        /// Index into `state_diff`.
+        stem_index: usize,
+    },
+    /// `commitments_by_path` does not hold exactly one commitment per proven non-root node.
+    #[error("commitments_by_path has {got} commitments; the proven paths need {expected}")]
+    CommitmentCount {
+        /// Proven nodes other than the root and empty slots (when there are more than
+        /// `got`, counting stops at the first stem that goes over).
+        expected: usize,
+        /// Commitments given.
+        got: usize,
+    },
+    /// The pre-state root is not the encoding of a Banderwagon element.
+    #[error("the pre-state root is not a Banderwagon element: {0}")]
+    BadRoot(DecodeError),
+    /// `commitments_by_path[index]` is not the encoding of a Banderwagon element.
+    #[error("commitments_by_path[{index}] is not a Banderwagon element: {source}")]
+    BadPoint {
+        /// Index into `commitments_by_path`.
+        index: usize,
+        /// The decoder's reason.
+        source: DecodeError,
+    },
+    /// A point of the multiproof (`d`, `ipa_proof.cl[i]`, `ipa_proof.cr[i]`) does not decode.
+    #[error("{field}[{index}] of the proof is not a Banderwagon element: {source}")]
+    BadProofPoint {
+        /// `"d"`, `"cl"` or `"cr"`.
+        field: &'static str,
+        /// Index in `cl` or `cr` (0 for `d`).
+        index: usize,
+        /// The decoder's reason.
+        source: DecodeError,
+    },
+    /// `ipa_proof.final_evaluation` is not a canonical scalar (it is ≥ r).
+    #[error("ipa_proof.final_evaluation is not a canonical scalar (>= r)")]
+    BadScalar,
+    /// The multiproof could not be decoded for another reason.
+    #[error("multiproof encoding: {0}")]
+    BadProof(ProofDecodeError),
+    /// The multiproof does not open the commitments to the claimed values: a current value,
+    /// a commitment, the proof or the pre-state root is wrong.
+    #[error("the multiproof does not prove the witness against the pre-state root")]
+    ProofRejected,
+}
+
+impl VerifyError {
+    fn from_proof_decode(e: ProofDecodeError) -> VerifyError {
+        match e {
+            ProofDecodeError::BadPoint { index, source } => {
+                let (field, index) = match index {
+                    0 => ("d", 0),
+                    i if i <= IPA_PROOF_DEPTH => ("cl", i - 1),
+                    i => ("cr", i - 1 - IPA_PROOF_DEPTH),
+                };
+                VerifyError::BadProofPoint {
+                    field,
+                    index,
+                    source,
+                }
+            }
+            ProofDecodeError::BadScalar => VerifyError::BadScalar,
+            other => VerifyError::BadProof(other),
+        }
+    }
+}
+
+/// Verifies `witness` against the pre-state root (a compressed root commitment) and returns
+/// the proven pre-state.
+///
+/// Checks, in order: the structural canonical form ([`check_canonical`]); that the depths
+/// and extension statuses describe one tree, that `other_stems` holds exactly the stems of
+/// the absent-other leaves (in path order, each at its leaf's path) and that
+/// `commitments_by_path` holds exactly one commitment per proven node; that the root, every
+/// commitment and the proof decode (canonical points in the subgroup, final scalar < r); and
+/// finally the multiproof over the openings, in `(path, z)` order, with transcript `"vt"`.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let witness = witness::ExecutionWitness::from_json_str(&std::fs::read_to_string("block.json")?)?;
+/// let pre_state_root = [0u8; 32]; // the parent block's state root
+/// let proven = witness::verify(&pre_state_root, &witness)?;
+/// for key in proven.keys() {
+///     println!("{:02x?} = {:02x?}", key.key(), key.current_value);
+/// }
+/// let post_state_root = proven.post_state_root()?;
+/// # let _ = post_state_root;
+/// # Ok(())
+/// # }
+/// ```
+pub fn verify(
+    pre_state_root: &[u8; 32],
+    witness: &ExecutionWitness,
+) -> Result<VerifiedWitness, VerifyError> {
+    check_canonical(witness)?;
+    let state_diff = witness.state_diff();
+    if state_diff.is_empty() {
+        return Err(VerifyError::NoKeys);
+    }
+    let proof = witness.verkle_proof();
+    let mut stems = proven_stems(state_diff, proof.depth_extension_present())?;
+    let commitments = proof.commitments_by_path();
+    let mut tree = ShapeBuilder::new(commitments.len());
+    for (stem_index, s) in stems.iter().enumerate() {
+        tree.add_stem(stem_index, s, state_diff)?;
+    }
+    let other_stems: Vec<[u8; STEM_LEN]> = proof.other_stems().iter().copied().collect();
+    let shape = tree.finish(&stems, &other_stems)?;
+    if shape.commitment_count != commitments.len() {
+        return Err(VerifyError::CommitmentCount {
+            expected: shape.commitment_count,
+            got: commitments.len(),
+        });
+    }
+
+    let multiproof = MultiProof::from_bytes(&proof.multiproof_bytes())
+        .map_err(VerifyError::from_proof_decode)?;
+    let root = Element::from_bytes(pre_state_root).map_err(VerifyError::BadRoot)?;
+    let mut elements = Vec::with_capacity(commitments.len() + 1);
+    elements.push(root);
+    elements.extend(decode_commitments(commitments)?);
+    let fields = map_to_scalar_field(&elements);
+    let mut encoded: Vec<&[u8; 32]> = Vec::with_capacity(elements.len());
+    encoded.push(pre_state_root);
+    encoded.extend(commitments.iter());
+
+    let nodes = shape.into_nodes(&elements, &fields)?;
+    let (queries, query_encodings) = openings(&nodes, state_diff, &encoded);
+    let openings = queries.len();
+    multiproof
+        .verify_encoded(
+            Crs::eip6800(),
+            &mut Transcript::new(TRANSCRIPT_LABEL),
+            &queries,
+            &query_encodings,
+        )
+        .map_err(|_| VerifyError::ProofRejected)?;
+
+    let nodes: Vec<ProvenNode> = nodes.into_iter().map(|n| n.node).collect();
+    for s in stems
+        .iter_mut()
+        .filter(|s| s.status == ExtensionStatus::AbsentOther)
+    {
+        let path = s.path();
+        s.leaf_stem = nodes
+            .binary_search_by(|n| n.path.cmp(&path))
+            .ok()
+            .and_then(|i| nodes.get(i))
+            .and_then(|n| n.leaf_stem);
+    }
+    Ok(VerifiedWitness {
+        pre_state_root: *pre_state_root,
+        nodes,
+        stems,
+        keys: proven_keys(state_diff),
+        openings,
+    })
+}
+
+/// The stems with their depths and extension statuses; the leaf stem of absent-other stems
+/// is filled in once the shape has assigned the other stems.
+fn proven_stems(state_diff: StateDiff<'_>, ext: &[u8]) -> Result<Vec<ProvenStem>, VerifyError> {
+    state_diff
+        .iter()
+        .zip(ext)
+        .enumerate()
+        .map(|(stem_index, (s, &byte))| {
+            if s.suffix_diffs.is_empty() {
+                return Err(VerifyError::EmptyStem { stem_index });
+            }
+            // check_canonical has rejected statuses other than 0, 1 and 2.
+            let status = ExtensionStatus::from_byte(byte).ok_or(VerifyError::NotCanonical(
+                CanonicalError::BadExtensionStatus { stem_index, byte },
+            ))?;
+            let leaf_stem = (status == ExtensionStatus::Present).then_some(*s.stem);
+            Ok(ProvenStem {
+                stem: *s.stem,
+                depth: byte >> 3,
+                status,
+                leaf_stem,
+            })
+        })
+        .collect()
+}
+
+fn proven_keys(state_diff: StateDiff<'_>) -> Vec<ProvenKey> {
+    let mut keys = Vec::with_capacity(state_diff.suffix_diff_count());
+    for (stem_index, s) in state_diff.iter().enumerate() {
+        keys.extend(s.suffix_diffs.iter().map(|d| ProvenKey {
+            stem_index,
+            stem: *s.stem,
+            suffix: d.suffix,
+            current_value: d.current_value.copied(),
+            new_value: d.new_value.copied(),
+        }));
+    }
+    keys
+}
+
+/// The set of child indices an internal node is opened at.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChildSet([u64; 4]);
+
+impl ChildSet {
+    fn insert(&mut self, index: u8) {
+        if let Some(word) = self.0.get_mut(usize::from(index >> 6)) {
+            *word |= 1 << (index & 63);
+        }
+    }
+
+    /// The indices, ascending.
+    fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+        self.0.iter().zip(0u8..).flat_map(|(&word, w)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                let bit = u8::try_from(rest.trailing_zeros())
+                    .ok()
+                    .filter(|&b| b < 64)?;
+                rest &= rest - 1;
+                Some(w * 64 + bit)
+            })
+        })
+    }
+}
+
+/// A node of the tree being rebuilt, before commitments are assigned.
+#[derive(Debug, Clone, Copy)]
+enum Draft {
+    Internal {
+        children: ChildSet,
+    },
+    Empty,
+    Leaf {
+        /// The stem held, once known (present stem, or other stem after `finish`).
+        stem: Option<[u8; STEM_LEN]>,
+        /// Index of the present stem, if a stem of the state diff is present here.
+        present: Option<usize>,
+        /// Index of a stem that is absent-other here (for error reports).
+        absent_other: Option<usize>,
+    },
+    SuffixTree {
+        stem_index: usize,
+    },
+}
+
+impl Draft {
+    fn kind(&self) -> NodeKind {
+        match self {
+            Draft::Internal { .. } => NodeKind::Internal,
+            Draft::Empty => NodeKind::Empty,
+            Draft::Leaf { .. } => NodeKind::Leaf,
+            Draft::SuffixTree { .. } => NodeKind::SuffixTree,
+        }
+    }
+}
+
+/// Rebuilds the shape of the proven tree: one entry per node, keyed by path.
+///
+/// Stops as soon as the nodes needing a commitment outnumber `commitments_by_path`, so its
+/// size is bounded by the witness's bytes, not by 31 nodes per claimed depth.
+struct ShapeBuilder {
+    nodes: BTreeMap<NodePath, Draft>,
+    /// Nodes inserted so far that take a commitment from `commitments_by_path`.
+    committed: usize,
+    /// Length of `commitments_by_path`.
+    limit: usize,
+}
+
+/// The rebuilt shape: nodes in path order, other stems resolved.
+struct Shape {
+    nodes: Vec<(NodePath, Draft)>,
+    commitment_count: usize,
+}
+
+/// A node with its draft (for the openings) and its final form.
+struct BuiltNode {
+    draft: Draft,
+    node: ProvenNode,
+    /// Index into the commitment list (0 = root), `None` for an empty slot.
+    commitment_index: Option<usize>,
+}
+
+fn path_of(stem: &[u8; STEM_LEN], depth: usize) -> Option<NodePath> {
+    stem.get(..depth).and_then(NodePath::new)
+}
+
+impl ShapeBuilder {
+    fn new(commitments: usize) -> ShapeBuilder {
+        let mut nodes = BTreeMap::new();
+        nodes.insert(
+            NodePath::ROOT,
+            Draft::Internal {
+                children: ChildSet::default(),
+            },
+        );
+        ShapeBuilder {
+            nodes,
+            committed: 0,
+            limit: commitments,
+        }
+    }
+
+    /// Adds the nodes of one stem's path, then checks the commitment budget.
+    fn add_stem(
+        &mut self,
+        stem_index: usize,
+        s: &ProvenStem,
+        state_diff: StateDiff<'_>,
+    ) -> Result<(), VerifyError> {
+        self.add_path(stem_index, s, state_diff)?;
+        if self.committed > self.limit {
+            return Err(VerifyError::CommitmentCount {
+                expected: self.committed,
+                got: self.limit,
+            });
+        }
+        Ok(())
+    }
+
+    fn add_path(
+        &mut self,
+        stem_index: usize,
+        s: &ProvenStem,
+        state_diff: StateDiff<'_>,
+    ) -> Result<(), VerifyError> {
+        let depth = usize::from(s.depth);
+        let conflict = |d: usize, wanted: NodeKind, found: &Draft| VerifyError::PathConflict {
+            stem_index,
+            depth: d,
+            wanted,
+            found: found.kind(),
+        };
+        // Internal nodes at stem[..d] for d < depth, each opened at stem[d].
+        for d in 0..depth {
+            let (Some(path), Some(&index)) = (path_of(&s.stem, d), s.stem.get(d)) else {
+                break;
+            };
+            match self.nodes.entry(path) {
+                Entry::Vacant(e) => {
+                    let mut children = ChildSet::default();
+                    children.insert(index);
+                    e.insert(Draft::Internal { children });
+                    self.committed += 1;
+                }
+                Entry::Occupied(mut e) => match e.get_mut() {
+                    Draft::Internal { children } => children.insert(index),
+                    other => return Err(conflict(d, NodeKind::Internal, other)),
+                },
+            }
+        }
+        let Some(path) = path_of(&s.stem, depth) else {
+            return Err(VerifyError::NotCanonical(CanonicalError::BadDepth {
+                stem_index,
+                byte: s.depth << 3,
+            }));
+        };
+        match s.status {
+            ExtensionStatus::AbsentEmpty => match self.nodes.entry(path) {
+                Entry::Vacant(e) => {
+                    e.insert(Draft::Empty);
+                }
+                Entry::Occupied(e) => match e.get() {
+                    Draft::Empty => {}
+                    other => return Err(conflict(depth, NodeKind::Empty, other)),
+                },
+            },
+            ExtensionStatus::AbsentOther => match self.nodes.entry(path) {
+                Entry::Vacant(e) => {
+                    e.insert(Draft::Leaf {
+                        stem: None,
+                        present: None,
+                        absent_other: Some(stem_index),
+                    });
+                    self.committed += 1;
+                }
+                Entry::Occupied(mut e) => match e.get_mut() {
+                    Draft::Leaf { absent_other, .. } => {
+                        absent_other.get_or_insert(stem_index);
+                    }
+                    other => return Err(conflict(depth, NodeKind::Leaf, other)),
+                },
+            },
+            ExtensionStatus::Present => {
+                match self.nodes.entry(path) {
+                    Entry::Vacant(e) => {
+                        e.insert(Draft::Leaf {
+                            stem: Some(s.stem),
+                            present: Some(stem_index),
+                            absent_other: None,
+                        });
+                        self.committed += 1;
+                    }
+                    Entry::Occupied(mut e) => match e.get_mut() {
+                        Draft::Leaf {
+                            present: Some(other_index),
+                            ..
+                        } => {
+                            return Err(VerifyError::SharedLeaf {
+                                stem_index,
+                                other_index: *other_index,
+                            })
+                        }
+                        Draft::Leaf { stem, present, .. } => {
+                            *stem = Some(s.stem);
+                            *present = Some(stem_index);
+                        }
+                        other => return Err(conflict(depth, NodeKind::Leaf, other)),
+                    },
+                }
+                // C1 when a suffix below 128 is proven, C2 when one at or above is.
+                let diffs = state_diff
+                    .get(stem_index)
+                    .map(|d| d.suffix_diffs)
+                    .into_iter()
+                    .flat_map(|d| d.iter());
+                let (mut c1, mut c2) = (false, false);
+                for d in diffs {
+                    if d.suffix < 128 {
+                        c1 = true;
+                    } else {
+                        c2 = true;
+                    }
+                }
+                for (wanted, byte) in [(c1, SUFFIX_TREE_BYTE), (c2, SUFFIX_TREE_BYTE + 1)] {
+                    if !wanted {
+                        continue;
+                    }
+                    let Some(suffix_path) = path.child(byte) else {
+                        continue;
+                    };
+                    match self.nodes.entry(suffix_path) {
+                        Entry::Vacant(e) => {
+                            e.insert(Draft::SuffixTree { stem_index });
+                            self.committed += 1;
+                        }
+                        Entry::Occupied(e) => {
+                            return Err(conflict(depth + 1, NodeKind::SuffixTree, e.get()))
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Assigns the other stems to the absent-other leaves that no present stem holds, in
+    /// path order, and counts the commitments the proof must carry.
+    fn finish(
+        mut self,
+        stems: &[ProvenStem],
+        other_stems: &[[u8; STEM_LEN]],
+    ) -> Result<Shape, VerifyError> {
+        let expected = self
+            .nodes
+            .values()
+            .filter(|d| matches!(d, Draft::Leaf { stem: None, .. }))
+            .count();
+        if expected != other_stems.len() {
+            return Err(VerifyError::OtherStemCount {
+                expected,
+                got: other_stems.len(),
+            });
+        }
+        let mut others = other_stems.iter().enumerate();
+        for (path, draft) in self.nodes.iter_mut() {
+            let Draft::Leaf {
+                stem: stem @ None,
+                absent_other,
+                ..
+            } = draft
+            else {
+                continue;
+            };
+            let Some((index, other)) = others.next() else {
+                break;
+            };
+            let stem_index = absent_other.unwrap_or_default();
+            if !other.starts_with(path.as_bytes()) {
+                return Err(VerifyError::OtherStemOffPath { index, stem_index });
+            }
+            if let Ok(in_diff) = stems.binary_search_by(|s| s.stem.cmp(other)) {
+                return Err(VerifyError::OtherStemInStateDiff {
+                    index,
+                    stem_index: in_diff,
+                });
+            }
+            *stem = Some(*other);
+        }
+        Ok(Shape {
+            nodes: self.nodes.into_iter().collect(),
+            commitment_count: self.committed,
+        })
+    }
+}
+
+impl Shape {
+    /// Pairs each node with its commitment: the root takes `elements[0]`, the other nodes
+    /// (empty slots excepted) take the next ones in path order.
+    fn into_nodes(
+        self,
+        elements: &[Element],
+        fields: &[Fr],
+    ) -> Result<Vec<BuiltNode>, VerifyError> {
+        let mut next = 0usize;
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let count_error = || VerifyError::CommitmentCount {
+            expected: self.commitment_count,
+            got: elements.len().saturating_sub(1),
+        };
+        for (path, draft) in &self.nodes {
+            let (commitment_index, commitment, field) = if matches!(draft, Draft::Empty) {
+                (None, Element::identity(), Fr::zero())
+            } else {
+                let i = next;
+                next += 1;
+                let (Some(c), Some(f)) = (elements.get(i), fields.get(i)) else {
+                    return Err(count_error());
+                };
+                (Some(i), *c, *f)
+            };
+            let leaf_stem = match draft {
+                Draft::Leaf { stem, .. } => *stem,
+                _ => None,
+            };
+            out.push(BuiltNode {
+                draft: *draft,
+                node: ProvenNode {
+                    path: *path,
+                    kind: draft.kind(),
+                    leaf_stem,
+                    commitment,
+                    field,
+                },
+                commitment_index,
+            });
+        }
+        if next != elements.len() {
+            return Err(count_error());
+        }
+        Ok(out)
+    }
+}
+
+/// Decompresses every commitment (with the subgroup check), in parallel when it pays.
+/// Errors name the first bad commitment.
+fn decode_commitments(points: Points<'_>) -> Result<Vec<Element>, VerifyError> {
+    let decode = |c: &[u8]| Element::from_bytes(c);
+    #[cfg(feature = "parallel")]
+    let decoded: Vec<Result<Element, DecodeError>> = if points.len() >= PARALLEL_DECODE_MIN {
+        use rayon::prelude::*;
+        points
+            .as_bytes()
+            .par_chunks_exact(BYTES32_LEN)
+            .map(decode)
+            .collect()
+    } else {
+        points
+            .as_bytes()
+            .chunks_exact(BYTES32_LEN)
+            .map(decode)
+            .collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let decoded: Vec<Result<Element, DecodeError>> = points
+        .as_bytes()
+        .chunks_exact(BYTES32_LEN)
+        .map(decode)
+        .collect();
+    decoded
+        .into_iter()
+        .enumerate()
+        .map(|(index, r)| r.map_err(|source| VerifyError::BadPoint { index, source }))
+        .collect()
+}
+
+/// `map_to_scalar_field` of every element, batched (one inversion per chunk), chunks in
+/// parallel when it pays.
+fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
+    #[cfg(feature = "parallel")]
+    if elements.len() >= 4 * PARALLEL_DECODE_MIN {
+        use rayon::prelude::*;
+        return elements
+            .par_chunks(PARALLEL_DECODE_MIN)
+            .flat_map_iter(Element::batch_map_to_scalar_field)
+            .collect();
+    }
+    Element::batch_map_to_scalar_field(elements)
+}
+
+/// `(low + 2^128, high)` for a present value, `(0, 0)` for an absent one (verkle-facts §3).
+pub(crate) fn value_halves(value: Option<&[u8; 32]>) -> (Fr, Fr) {
+    match value {
+        None => (Fr::zero(), Fr::zero()),
+        Some(v) => {
+            let (low, high) = v.split_at(16);
+            // The 2^128 "value present" marker is the 17th little-endian byte.
+            let mut marked = [0u8; 17];
+            marked[..16].copy_from_slice(low);
+            marked[16] = 1;
+            (
+                fr_from_le_bytes_mod_order(&marked),
+                fr_from_le_bytes_mod_order(high),
+            )
+        }
+    }
+}
+
+/// The stem as a 31-byte little-endian integer (the leaf's value at z = 1).
+pub(crate) fn stem_field(stem: &[u8; STEM_LEN]) -> Fr {
+    fr_from_le_bytes_mod_order(stem)
+}
+
+/// The openings in `(path, z)` order, with the encoding of each one's commitment.
+fn openings(
+    nodes: &[BuiltNode],
+    state_diff: StateDiff<'_>,
+    encoded: &[&[u8; 32]],
+) -> (Vec<VerifierQuery>, Vec<[u8; 32]>) {
+    let field_at = |path: Option<NodePath>| -> Option<Fr> {
+        let path = path?;
+        let i = nodes.binary_search_by(|n| n.node.path.cmp(&path)).ok()?;
+        nodes.get(i).map(|n| n.node.field)
+    };
+    let mut queries = Vec::new();
+    let mut encodings = Vec::new();
+    for n in nodes {
+        let Some(ci) = n.commitment_index else {
+            continue;
+        };
+        let Some(&&enc) = encoded.get(ci) else {
+            continue;
+        };
+        let commitment = n.node.commitment;
+        let mut open = |point: u8, result: Fr| {
+            queries.push(VerifierQuery {
+                commitment,
+                point,
+                result,
+            });
+            encodings.push(enc);
+        };
+        match n.draft {
+            Draft::Internal { children } => {
+                for z in children.iter() {
+                    // Every opened child is a node of the shape; an empty slot's field is 0.
+                    open(z, field_at(n.node.path.child(z)).unwrap_or_else(Fr::zero));
+                }
+            }
+            Draft::Leaf { stem, .. } => {
+                let Some(stem) = stem else { continue };
+                open(0, Fr::one());
+                open(1, stem_field(&stem));
+                for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
+                    if let Some(f) = field_at(n.node.path.child(byte)) {
+                        open(byte, f);
+                    }
+                }
+            }
+            Draft::SuffixTree { stem_index } => {
+                let half_is_c2 = n.node.path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
+                let Some(s) = state_diff.get(stem_index) else {
+                    continue;
+                };
+                for d in s.suffix_diffs.iter() {
+                    if (d.suffix >= 128) != half_is_c2 {
+                        continue;
+                    }
+                    let (low, high) = value_halves(d.current_value);
+                    let z = 2 * (d.suffix % 128);
+                    open(z, low);
+                    open(z + 1, high);
+                }
+            }
+            Draft::Empty => {}
+        }
+    }
+    (queries, encodings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_path_orders_bytewise_and_walks() {
+        let root = NodePath::ROOT;
+        let a = root.child(3).unwrap();
+        let ab = a.child(0).unwrap();
+        let b = root.child(4).unwrap();
+        assert!(root < a && a < ab && ab < b);
+        assert_eq!(ab.parent(), Some((a, 0)));
+        assert_eq!(a.parent(), Some((root, 3)));
+        assert_eq!(root.parent(), None);
+        assert_eq!(NodePath::new(&[3, 0]), Some(ab));
+        assert_eq!(NodePath::new(&[0; 33]), None);
+        let full = NodePath::new(&[7; 32]).unwrap();
+        assert_eq!(full.child(1), None);
+        assert_eq!(format!("{ab}"), "0x0300");
+    }
+
+    #[test]
+    fn child_set_iterates_ascending() {
+        let mut s = ChildSet::default();
+        for i in [255, 0, 64, 63, 64] {
+            s.insert(i);
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 63, 64, 255]);
+    }
+
+    #[test]
+    fn value_halves_mark_presence() {
+        let (lo, hi) = value_halves(None);
+        assert!(lo.is_zero() && hi.is_zero());
+        let (lo, hi) = value_halves(Some(&[0; 32]));
+        assert_eq!(lo, Fr::from(u128::MAX) + Fr::one());
+        assert!(hi.is_zero());
+        let mut v = [0u8; 32];
+        v[0] = 5;
+        v[16] = 7;
+        let (lo, hi) = value_halves(Some(&v));
+        assert_eq!(lo, Fr::from(u128::MAX) + Fr::from(6u64));
+        assert_eq!(hi, Fr::from(7u64));
+    }
+}
