@@ -88,13 +88,28 @@ impl FixedBaseTable {
             }
             EdwardsProjective::normalize_batch(&row)
         };
-        #[cfg(feature = "parallel")]
-        let built: Vec<Vec<EdwardsAffine>> = {
-            use rayon::prelude::*;
-            window_bases.par_iter().map(build_row).collect()
+        // Plain scoped threads, not rayon: tables are often built inside a lazy
+        // initialiser, and rayon workers blocked on that initialiser would deadlock a
+        // rayon-parallel build.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = window_bases.len().div_ceil(threads.max(1)).max(1);
+        let built: Vec<Vec<EdwardsAffine>> = if threads <= 1 || window_bases.len() < 2 {
+            window_bases.iter().map(build_row).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = window_bases
+                    .chunks(chunk)
+                    .map(|part| scope.spawn(move || part.iter().map(build_row).collect::<Vec<_>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| match h.join() {
+                        Ok(rows) => rows,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    })
+                    .collect()
+            })
         };
-        #[cfg(not(feature = "parallel"))]
-        let built: Vec<Vec<EdwardsAffine>> = window_bases.iter().map(build_row).collect();
         let points = built.into_iter().flatten().collect();
         FixedBaseTable {
             window,

@@ -1,7 +1,7 @@
 //! Pedersen vector commitments from precomputed tables.
 //!
 //! `commit(v) = Σ v_i·G_i` over the 256 CRS generators. Two tables back it:
-//! G0..G4 with 16-bit signed windows (tree keys and leaf headers touch only these five),
+//! G0..G4 with 14-bit signed windows (tree keys and leaf headers touch only these five),
 //! and all 256 generators plus `Q` with 8-bit signed windows.
 
 use std::sync::OnceLock;
@@ -14,7 +14,7 @@ use crate::crs::Crs;
 
 /// Generators with the wide-window fast path.
 pub const FAST_BASES: usize = 5;
-const FAST_WINDOW: u32 = 16;
+const FAST_WINDOW: u32 = 14;
 const ALL_WINDOW: u32 = 8;
 /// Below this many non-zero values a commitment runs on one thread.
 const PARALLEL_COMMIT: usize = 64;
@@ -36,16 +36,10 @@ impl Committer {
         let mut bases = crs.g.clone();
         bases.push(crs.q);
         let fast_bases = &crs.g[..FAST_BASES.min(crs.g.len())];
-        #[cfg(feature = "parallel")]
-        let (fast, all) = rayon::join(
-            || FixedBaseTable::new(fast_bases, FAST_WINDOW),
-            || FixedBaseTable::new(&bases, ALL_WINDOW),
-        );
-        #[cfg(not(feature = "parallel"))]
-        let (fast, all) = (
-            FixedBaseTable::new(fast_bases, FAST_WINDOW),
-            FixedBaseTable::new(&bases, ALL_WINDOW),
-        );
+        // Each table build spreads over all cores itself (scoped threads, not rayon, so
+        // building inside a lazy initialiser cannot deadlock the rayon pool).
+        let fast = FixedBaseTable::new(fast_bases, FAST_WINDOW);
+        let all = FixedBaseTable::new(&bases, ALL_WINDOW);
         Committer {
             fast,
             all,

@@ -1,0 +1,32 @@
+//! The EIP-6800 Verkle tree: tree keys and account layouts, the canonical tree with batched
+//! delta commitments, and node storage.
+//!
+//! The call a user makes first:
+//!
+//! ```
+//! use verkle::Tree;
+//! let mut tree = Tree::new();
+//! let key = [1u8; 32];
+//! tree.insert(&key, [7u8; 32]).unwrap();
+//! let state_root: [u8; 32] = tree.root_bytes(); // what a block header carries
+//! # assert_ne!(state_root, [0u8; 32]);
+//! ```
+//!
+//! - [`keys`]: `get_tree_key`, stems and suffixes, account header / storage / code positions,
+//!   [`keys::chunkify_code`], and the two account layouts ([`keys::Layout`]).
+//! - [`tree`]: insert / get / delete / batch apply, `commit()` to the root commitment.
+//! - [`store`]: the [`store::NodeStore`] trait (nodes keyed by their path from the root) and
+//!   the in-memory store.
+//! - [`genesis`]: importing a geth genesis `alloc` or `tree_key,value` CSV files.
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod genesis;
+pub mod keys;
+pub mod store;
+pub mod tree;
+mod uint;
+
+pub use error::{InconsistencyReason, TreeError};
+pub use tree::{CommitCounts, LeafCommitments, Tree, TreeStats};
+pub use uint::{ParseU256Error, U256};

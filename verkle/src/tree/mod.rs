@@ -1,0 +1,737 @@
+//! The canonical EIP-6800 tree: insert / get / delete, batched delta commitments, persistence.
+//!
+//! Shape (verkle-facts §3): the root is an internal node at depth 0; a subtree holding one
+//! stem is that stem's leaf node; internal nodes exist only where two or more stems share a
+//! prefix. Deleting a stem's last value removes its leaf, and an internal node left with a
+//! single leaf child (and nothing else) collapses into it, so after any sequence of
+//! operations the root equals the root of a tree built from the final key/value set.
+//! Reading or deleting a key whose stem is absent creates no node and computes nothing.
+//!
+//! Changes only mark nodes; [`Tree::commit`] recomputes the changed paths (see `commit.rs`).
+
+mod commit;
+mod node;
+
+pub use commit::CommitCounts;
+
+use std::collections::HashSet;
+
+use banderwagon::arith::Zero;
+use banderwagon::{Element, Fr};
+use ipa::Committer;
+
+use crate::error::{InconsistencyReason, TreeError};
+use crate::keys::{split_key, Stem, TreeKey, Value, STEM_LEN};
+use crate::store::{
+    MemoryStore, NodeBatch, NodeKind, NodePath, NodeStore, StoredChild, StoredInternal, StoredLeaf,
+    StoredNode,
+};
+use node::{Arena, ChildEntry, ChildRef, Internal, Leaf, Node, NodeId, DIRTY, PERSISTED, UNSAVED};
+
+/// Sizes and cumulative work counters of a tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeStats {
+    /// Nodes held in memory (internal and leaf, including the root).
+    pub nodes_in_memory: usize,
+    /// Internal nodes held in memory (including the root).
+    pub internal_nodes_in_memory: usize,
+    /// Nodes read from the store so far.
+    pub nodes_loaded: u64,
+    /// Commitment work of every commit so far.
+    pub commit: CommitCounts,
+}
+
+/// The commitments of one leaf node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeafCommitments {
+    /// `C = G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`.
+    pub commitment: Element,
+    /// Commitment to suffixes 0..128.
+    pub c1: Element,
+    /// Commitment to suffixes 128..256.
+    pub c2: Element,
+}
+
+/// Where a leaf was found.
+enum FoundLeaf {
+    Loaded(NodeId),
+    Stored(Box<StoredLeaf>),
+}
+
+/// An EIP-6800 Verkle tree over a [`NodeStore`].
+///
+/// Only operations that must read a node from the store can fail. If a mutating call
+/// returns an error, the in-memory tree may hold part of that call's change: drop it and
+/// [`Tree::open`] the store again.
+///
+/// ```
+/// let mut tree = verkle::Tree::new();
+/// tree.insert(&[1u8; 32], [2u8; 32]).unwrap();
+/// assert_eq!(tree.get(&[1u8; 32]).unwrap(), Some([2u8; 32]));
+/// let state_root: [u8; 32] = tree.root_bytes();
+/// # assert_ne!(state_root, [0u8; 32]);
+/// ```
+#[derive(Debug)]
+pub struct Tree<S: NodeStore = MemoryStore> {
+    arena: Arena,
+    root: NodeId,
+    store: S,
+    /// Paths of persisted nodes that moved or vanished since the last persist.
+    pending_deletes: Vec<NodePath>,
+    committer: &'static Committer,
+    counts: CommitCounts,
+    loads: u64,
+}
+
+impl Tree<MemoryStore> {
+    /// An empty tree over a fresh [`MemoryStore`].
+    pub fn new() -> Tree<MemoryStore> {
+        Tree::empty_over(MemoryStore::new())
+    }
+}
+
+impl Default for Tree<MemoryStore> {
+    fn default() -> Self {
+        Tree::new()
+    }
+}
+
+/// The net change per suffix: sorted by suffix, the last change of each suffix kept.
+fn normalize(changes: &[(u8, Option<Value>)]) -> Vec<(u8, Option<Value>)> {
+    let mut v = changes.to_vec();
+    v.sort_by_key(|(s, _)| *s);
+    let mut out: Vec<(u8, Option<Value>)> = Vec::with_capacity(v.len());
+    for c in v {
+        match out.last_mut() {
+            Some(last) if last.0 == c.0 => *last = c,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The path `stem[..len]` (`len ≤ 31` by construction of every caller).
+fn stem_path(stem: &Stem, len: usize) -> NodePath {
+    NodePath::new(&stem[..len.min(STEM_LEN)]).expect("a stem prefix is at most 31 bytes")
+}
+
+fn node_from_record(rec: StoredNode) -> Node {
+    match rec {
+        StoredNode::Internal(n) => Node::Internal(Internal {
+            children: n
+                .children
+                .into_iter()
+                .map(|c| ChildEntry {
+                    index: c.index,
+                    child: ChildRef::Stored(c.kind),
+                    committed: c.mtf,
+                })
+                .collect(),
+            commitment: n.commitment,
+            mtf: n.mtf,
+            removed: Vec::new(),
+            flags: PERSISTED,
+        }),
+        StoredNode::Leaf(l) => Node::Leaf(Leaf::from_stored(l)),
+    }
+}
+
+impl<S: NodeStore> Tree<S> {
+    fn empty_over(store: S) -> Tree<S> {
+        let mut arena = Arena::default();
+        let root = arena.alloc(Node::Internal(Internal::empty(0)));
+        Tree {
+            arena,
+            root,
+            store,
+            pending_deletes: Vec::new(),
+            committer: Committer::eip6800(),
+            counts: CommitCounts::default(),
+            loads: 0,
+        }
+    }
+
+    /// Opens the tree persisted in `store` (an empty store gives an empty tree). Only the
+    /// root is read; other nodes are read when an operation reaches them.
+    pub fn open(store: S) -> Result<Tree<S>, TreeError> {
+        let mut tree = Tree::empty_over(store);
+        let path = NodePath::root();
+        let Some(bytes) = tree.store.get(&path).map_err(|e| TreeError::Store {
+            source: Box::new(e),
+        })?
+        else {
+            return Ok(tree);
+        };
+        let rec = StoredNode::from_bytes(&bytes)
+            .map_err(|source| TreeError::CorruptNode { path, source })?;
+        if rec.kind() != NodeKind::Internal {
+            return Err(TreeError::Inconsistent {
+                path,
+                reason: InconsistencyReason::RootNotInternal,
+            });
+        }
+        tree.loads += 1;
+        *tree.arena.get_mut(tree.root) = node_from_record(rec);
+        Ok(tree)
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Gives the store back (unpersisted changes are lost).
+    pub fn into_store(self) -> S {
+        self.store
+    }
+
+    /// Sizes and work counters.
+    pub fn stats(&self) -> TreeStats {
+        TreeStats {
+            nodes_in_memory: self.arena.live(),
+            internal_nodes_in_memory: self.arena.internal_count(),
+            nodes_loaded: self.loads,
+            commit: self.counts,
+        }
+    }
+
+    /// Whether there are changes not yet committed.
+    pub fn is_dirty(&self) -> bool {
+        self.arena.get(self.root).flags() & DIRTY != 0
+    }
+
+    fn read_record(&self, path: &NodePath) -> Result<StoredNode, TreeError> {
+        let bytes = self
+            .store
+            .get(path)
+            .map_err(|e| TreeError::Store {
+                source: Box::new(e),
+            })?
+            .ok_or(TreeError::MissingNode { path: *path })?;
+        StoredNode::from_bytes(&bytes).map_err(|source| TreeError::CorruptNode {
+            path: *path,
+            source,
+        })
+    }
+
+    /// Reads the child at `path` into the arena, checking it against what its parent says.
+    fn load(&mut self, path: NodePath, kind: NodeKind, mtf: Fr) -> Result<NodeId, TreeError> {
+        let rec = self.read_record(&path)?;
+        let inconsistent = |reason| TreeError::Inconsistent { path, reason };
+        if rec.kind() != kind {
+            return Err(inconsistent(InconsistencyReason::KindMismatch {
+                expected: kind,
+                found: rec.kind(),
+            }));
+        }
+        if rec.mtf() != mtf {
+            return Err(inconsistent(InconsistencyReason::CommitmentMismatch));
+        }
+        if let StoredNode::Leaf(l) = &rec {
+            if !l.stem.starts_with(path.as_bytes()) {
+                return Err(inconsistent(InconsistencyReason::StemOffPath));
+            }
+        }
+        self.loads += 1;
+        Ok(self.arena.alloc(node_from_record(rec)))
+    }
+
+    /// The value at `key`, if present. Does not change the tree; nodes not in memory are
+    /// read from the store without being cached.
+    pub fn get(&self, key: &TreeKey) -> Result<Option<Value>, TreeError> {
+        let (stem, suffix) = split_key(key);
+        Ok(match self.find_leaf(&stem)? {
+            None => None,
+            Some(FoundLeaf::Loaded(id)) => self.arena.leaf(id).get(suffix).copied(),
+            Some(FoundLeaf::Stored(l)) => l
+                .values
+                .binary_search_by_key(&suffix, |(s, _)| *s)
+                .ok()
+                .map(|i| l.values[i].1),
+        })
+    }
+
+    /// The commitments of the leaf of `stem` (commits pending changes first); `None` if
+    /// the stem is absent.
+    pub fn leaf_commitments(&mut self, stem: &Stem) -> Result<Option<LeafCommitments>, TreeError> {
+        self.commit();
+        Ok(match self.find_leaf(stem)? {
+            None => None,
+            Some(FoundLeaf::Loaded(id)) => {
+                let l = self.arena.leaf(id);
+                Some(LeafCommitments {
+                    commitment: l.commitment,
+                    c1: l.c1,
+                    c2: l.c2,
+                })
+            }
+            Some(FoundLeaf::Stored(l)) => Some(LeafCommitments {
+                commitment: l.commitment,
+                c1: l.c1,
+                c2: l.c2,
+            }),
+        })
+    }
+
+    /// The leaf of `stem`, in memory or in the store.
+    fn find_leaf(&self, stem: &Stem) -> Result<Option<FoundLeaf>, TreeError> {
+        let mut cur = self.root;
+        let mut depth = 0usize;
+        loop {
+            if depth >= STEM_LEN {
+                return Err(TreeError::Inconsistent {
+                    path: stem_path(stem, depth),
+                    reason: InconsistencyReason::TooDeep,
+                });
+            }
+            let n = self.arena.internal(cur);
+            let Ok(pos) = n.find(stem[depth]) else {
+                return Ok(None);
+            };
+            match n.children[pos].child {
+                ChildRef::Loaded(id) => match self.arena.get(id) {
+                    Node::Internal(_) => {
+                        cur = id;
+                        depth += 1;
+                    }
+                    Node::Leaf(l) => return Ok((l.stem == *stem).then_some(FoundLeaf::Loaded(id))),
+                },
+                ChildRef::Stored(_) => {
+                    return Ok(self
+                        .find_stored_leaf(stem, depth + 1)?
+                        .map(|l| FoundLeaf::Stored(Box::new(l))))
+                }
+            }
+        }
+    }
+
+    fn find_stored_leaf(
+        &self,
+        stem: &Stem,
+        mut depth: usize,
+    ) -> Result<Option<StoredLeaf>, TreeError> {
+        loop {
+            let path = stem_path(stem, depth);
+            match self.read_record(&path)? {
+                StoredNode::Leaf(l) => return Ok((l.stem == *stem).then_some(l)),
+                StoredNode::Internal(n) => {
+                    if depth >= STEM_LEN {
+                        return Err(TreeError::Inconsistent {
+                            path,
+                            reason: InconsistencyReason::TooDeep,
+                        });
+                    }
+                    if n.children
+                        .binary_search_by_key(&stem[depth], |c| c.index)
+                        .is_err()
+                    {
+                        return Ok(None);
+                    }
+                    depth += 1;
+                }
+            }
+        }
+    }
+
+    /// Sets `key` to `value`.
+    pub fn insert(&mut self, key: &TreeKey, value: Value) -> Result<(), TreeError> {
+        let (stem, suffix) = split_key(key);
+        self.update_stem(&stem, &[(suffix, Some(value))])
+    }
+
+    /// Removes `key` (absent afterwards, which is not the same as a zero value). Removing an
+    /// absent key changes nothing.
+    pub fn delete(&mut self, key: &TreeKey) -> Result<(), TreeError> {
+        let (stem, suffix) = split_key(key);
+        self.update_stem(&stem, &[(suffix, None)])
+    }
+
+    /// Applies many writes (`Some` = set, `None` = delete); for a key written more than once
+    /// the last write wins. One descent per distinct stem.
+    pub fn apply<I>(&mut self, writes: I) -> Result<(), TreeError>
+    where
+        I: IntoIterator<Item = (TreeKey, Option<Value>)>,
+    {
+        let mut w: Vec<(TreeKey, Option<Value>)> = writes.into_iter().collect();
+        // Stable: writes to one key keep their order, so `normalize` keeps the last.
+        w.sort_by(|a, b| a.0[..STEM_LEN].cmp(&b.0[..STEM_LEN]));
+        let mut changes: Vec<(u8, Option<Value>)> = Vec::new();
+        let mut i = 0;
+        while i < w.len() {
+            let (stem, _) = split_key(&w[i].0);
+            changes.clear();
+            let mut j = i;
+            while j < w.len() && w[j].0[..STEM_LEN] == stem {
+                changes.push((w[j].0[STEM_LEN], w[j].1));
+                j += 1;
+            }
+            self.update_stem(&stem, &changes)?;
+            i = j;
+        }
+        Ok(())
+    }
+
+    fn mark_path(&mut self, ancestors: &[NodeId], cur: NodeId) {
+        for id in ancestors.iter().chain(std::iter::once(&cur)) {
+            *self.arena.get_mut(*id).flags_mut() |= DIRTY | UNSAVED;
+        }
+    }
+
+    /// A node moves to another path: its old record (if any) must go.
+    fn relocate(&mut self, id: NodeId, old_path: NodePath) {
+        let flags = self.arena.get_mut(id).flags_mut();
+        if *flags & PERSISTED != 0 {
+            self.pending_deletes.push(old_path);
+        }
+        *flags = (*flags & !PERSISTED) | UNSAVED;
+    }
+
+    /// Removes child slot `pos` of `parent` (its subtree must be that one node).
+    fn remove_child(&mut self, parent: NodeId, pos: usize, child_path: NodePath) {
+        let p = self.arena.internal_mut(parent);
+        let entry = p.children.remove(pos);
+        if !entry.committed.is_zero() {
+            p.removed.push((entry.index, entry.committed));
+        }
+        match entry.child {
+            ChildRef::Loaded(id) => {
+                if let Some(node) = self.arena.free(id) {
+                    if node.flags() & PERSISTED != 0 {
+                        self.pending_deletes.push(child_path);
+                    }
+                }
+            }
+            ChildRef::Stored(_) => self.pending_deletes.push(child_path),
+        }
+    }
+
+    /// Applies changes `(suffix, Some(value) | None)` to the values of one stem.
+    ///
+    /// The stem absent and no value set: nothing happens (no node, no work).
+    pub fn update_stem(
+        &mut self,
+        stem: &Stem,
+        changes: &[(u8, Option<Value>)],
+    ) -> Result<(), TreeError> {
+        let changes = normalize(changes);
+        if changes.iter().all(|(_, v)| v.is_none()) {
+            // Deletes only: if none of these values exists, touch nothing (not even the
+            // store's nodes on the way, which a read does not cache).
+            let present = match self.find_leaf(stem)? {
+                None => false,
+                Some(FoundLeaf::Loaded(id)) => {
+                    let l = self.arena.leaf(id);
+                    changes.iter().any(|(s, _)| l.get(*s).is_some())
+                }
+                Some(FoundLeaf::Stored(l)) => changes
+                    .iter()
+                    .any(|(s, _)| l.values.binary_search_by_key(s, |(x, _)| *x).is_ok()),
+            };
+            if !present {
+                return Ok(());
+            }
+        }
+        let mut ancestors: Vec<NodeId> = Vec::new();
+        let mut cur = self.root;
+        let mut depth = 0usize;
+        loop {
+            if depth >= STEM_LEN {
+                return Err(TreeError::Inconsistent {
+                    path: stem_path(stem, depth),
+                    reason: InconsistencyReason::TooDeep,
+                });
+            }
+            let index = stem[depth];
+            let child_path = stem_path(stem, depth + 1);
+            let pos = match self.arena.internal(cur).find(index) {
+                Ok(pos) => pos,
+                Err(at) => {
+                    // Empty slot: a new leaf, if anything is set.
+                    let mut leaf = Leaf::new(*stem);
+                    for (s, v) in &changes {
+                        if v.is_some() {
+                            leaf.set(*s, *v);
+                        }
+                    }
+                    if leaf.values.is_empty() {
+                        return Ok(());
+                    }
+                    let id = self.arena.alloc(Node::Leaf(leaf));
+                    self.arena.internal_mut(cur).children.insert(
+                        at,
+                        ChildEntry {
+                            index,
+                            child: ChildRef::Loaded(id),
+                            committed: Fr::zero(),
+                        },
+                    );
+                    self.mark_path(&ancestors, cur);
+                    return Ok(());
+                }
+            };
+            let entry = &self.arena.internal(cur).children[pos];
+            let child = match entry.child {
+                ChildRef::Loaded(id) => id,
+                ChildRef::Stored(kind) => {
+                    let committed = entry.committed;
+                    let id = self.load(child_path, kind, committed)?;
+                    self.arena.internal_mut(cur).children[pos].child = ChildRef::Loaded(id);
+                    id
+                }
+            };
+            let other_stem = match self.arena.get(child) {
+                Node::Internal(_) => {
+                    ancestors.push(cur);
+                    cur = child;
+                    depth += 1;
+                    continue;
+                }
+                Node::Leaf(l) => l.stem,
+            };
+            if other_stem == *stem {
+                let leaf = self.arena.leaf_mut(child);
+                let mut changed = false;
+                for (s, v) in &changes {
+                    changed |= leaf.set(*s, *v);
+                }
+                if !changed {
+                    return Ok(());
+                }
+                if !leaf.values.is_empty() {
+                    leaf.flags |= DIRTY | UNSAVED;
+                    self.mark_path(&ancestors, cur);
+                    return Ok(());
+                }
+                // The stem's last value is gone: the leaf disappears, the tree re-compacts.
+                self.remove_child(cur, pos, child_path);
+                return self.collapse(ancestors, cur, depth, stem);
+            }
+            // Another stem holds the slot: split, if anything is set.
+            let mut leaf = Leaf::new(*stem);
+            for (s, v) in &changes {
+                if v.is_some() {
+                    leaf.set(*s, *v);
+                }
+            }
+            if leaf.values.is_empty() {
+                return Ok(());
+            }
+            // Both stems share stem[..=depth] (the leaf's path); they differ further on.
+            let Some(k) = (depth + 1..STEM_LEN).find(|&i| stem[i] != other_stem[i]) else {
+                return Err(TreeError::Inconsistent {
+                    path: child_path,
+                    reason: InconsistencyReason::StemOffPath,
+                });
+            };
+            self.relocate(child, child_path);
+            let new_leaf = self.arena.alloc(Node::Leaf(leaf));
+            let entry = |index: u8, id: NodeId| ChildEntry {
+                index,
+                child: ChildRef::Loaded(id),
+                committed: Fr::zero(),
+            };
+            let mut bottom = Internal::empty(DIRTY | UNSAVED);
+            bottom.children = if other_stem[k] < stem[k] {
+                vec![entry(other_stem[k], child), entry(stem[k], new_leaf)]
+            } else {
+                vec![entry(stem[k], new_leaf), entry(other_stem[k], child)]
+            };
+            let mut top = self.arena.alloc(Node::Internal(bottom));
+            for j in (depth + 1..k).rev() {
+                let mut n = Internal::empty(DIRTY | UNSAVED);
+                n.children.push(entry(stem[j], top));
+                top = self.arena.alloc(Node::Internal(n));
+            }
+            self.arena.internal_mut(cur).children[pos].child = ChildRef::Loaded(top);
+            self.mark_path(&ancestors, cur);
+            return Ok(());
+        }
+    }
+
+    /// After `cur` (at `depth`, on the path of `stem`) lost a child: collapse every internal
+    /// node on the way up that is left with a single leaf child (or none), then mark the path.
+    fn collapse(
+        &mut self,
+        mut ancestors: Vec<NodeId>,
+        mut cur: NodeId,
+        mut depth: usize,
+        stem: &Stem,
+    ) -> Result<(), TreeError> {
+        while let Some(&parent) = ancestors.last() {
+            let cur_path = stem_path(stem, depth);
+            let ppos = self
+                .arena
+                .internal(parent)
+                .find(stem[depth - 1])
+                .expect("a node on the descent path is in its parent");
+            let n = self.arena.internal(cur);
+            match n.children.len() {
+                0 => self.remove_child(parent, ppos, cur_path),
+                1 => {
+                    let e = n.children[0].clone();
+                    let kind = match e.child {
+                        ChildRef::Loaded(id) => self.arena.get(id).kind(),
+                        ChildRef::Stored(k) => k,
+                    };
+                    if kind != NodeKind::Leaf {
+                        break;
+                    }
+                    let leaf_path = cur_path
+                        .child(e.index)
+                        .expect("a leaf below depth 31 has a path");
+                    let leaf = match e.child {
+                        ChildRef::Loaded(id) => id,
+                        ChildRef::Stored(_) => self.load(leaf_path, NodeKind::Leaf, e.committed)?,
+                    };
+                    self.relocate(leaf, leaf_path);
+                    if let Some(node) = self.arena.free(cur) {
+                        if node.flags() & PERSISTED != 0 {
+                            self.pending_deletes.push(cur_path);
+                        }
+                    }
+                    // The parent keeps its old `committed` scalar: the next commit moves it
+                    // from the collapsed node's scalar to the leaf's.
+                    self.arena.internal_mut(parent).children[ppos].child = ChildRef::Loaded(leaf);
+                }
+                _ => break,
+            }
+            ancestors.pop();
+            cur = parent;
+            depth -= 1;
+        }
+        self.mark_path(&ancestors, cur);
+        Ok(())
+    }
+
+    /// Recomputes the commitments of every changed path and returns the root commitment.
+    /// Without changes since the last commit this does no work.
+    pub fn commit(&mut self) -> Element {
+        let c = commit::commit(&mut self.arena, self.root, self.committer);
+        self.counts.scalar_muls += c.scalar_muls;
+        self.counts.maps_to_field += c.maps_to_field;
+        self.counts.leaves += c.leaves;
+        self.counts.internal_nodes += c.internal_nodes;
+        self.arena.get(self.root).commitment()
+    }
+
+    /// The state root a block header carries: the compressed root commitment (commits first).
+    /// The empty tree's root is the identity, `00..00`.
+    pub fn root_bytes(&mut self) -> [u8; 32] {
+        self.commit().to_bytes()
+    }
+
+    /// Commits, then writes every node changed since the last persist (and deletes the
+    /// records of nodes that moved or vanished) in one atomic [`NodeBatch`].
+    pub fn persist(&mut self) -> Result<(), TreeError> {
+        self.commit();
+        let mut batch = NodeBatch::default();
+        let mut written: Vec<NodeId> = Vec::new();
+        let mut stack = vec![(self.root, NodePath::root())];
+        while let Some((id, path)) = stack.pop() {
+            let node = self.arena.get(id);
+            if node.flags() & UNSAVED == 0 {
+                continue;
+            }
+            let rec = match node {
+                Node::Internal(n) => {
+                    let mut children = Vec::with_capacity(n.children.len());
+                    for e in &n.children {
+                        let kind = match e.child {
+                            ChildRef::Loaded(c) => {
+                                let child = self.arena.get(c);
+                                if child.flags() & UNSAVED != 0 {
+                                    let p =
+                                        path.child(e.index).expect("paths stay within 31 bytes");
+                                    stack.push((c, p));
+                                }
+                                child.kind()
+                            }
+                            ChildRef::Stored(k) => k,
+                        };
+                        children.push(StoredChild {
+                            index: e.index,
+                            kind,
+                            mtf: e.committed,
+                        });
+                    }
+                    StoredNode::Internal(StoredInternal {
+                        commitment: n.commitment,
+                        mtf: n.mtf,
+                        children,
+                    })
+                }
+                Node::Leaf(l) => StoredNode::Leaf(StoredLeaf {
+                    stem: l.stem,
+                    commitment: l.commitment,
+                    mtf: l.mtf,
+                    c1: l.c1,
+                    c1_mtf: l.c1_mtf,
+                    c2: l.c2,
+                    c2_mtf: l.c2_mtf,
+                    values: l.values.clone(),
+                }),
+            };
+            batch.puts.push((path, rec.to_bytes()));
+            written.push(id);
+        }
+        let put_paths: HashSet<NodePath> = batch.puts.iter().map(|(p, _)| *p).collect();
+        let mut deletes = std::mem::take(&mut self.pending_deletes);
+        deletes.sort();
+        deletes.dedup();
+        let backup = deletes.clone();
+        deletes.retain(|p| !put_paths.contains(p));
+        batch.deletes = deletes;
+        if let Err(e) = self.store.write(batch) {
+            self.pending_deletes = backup;
+            return Err(TreeError::Store {
+                source: Box::new(e),
+            });
+        }
+        for id in written {
+            let f = self.arena.get_mut(id).flags_mut();
+            *f = (*f & !UNSAVED) | PERSISTED;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(prefix: &[u8], suffix: u8) -> TreeKey {
+        let mut k = [0u8; 32];
+        k[..prefix.len()].copy_from_slice(prefix);
+        k[31] = suffix;
+        k
+    }
+
+    #[test]
+    fn empty_root_is_zero() {
+        let mut t = Tree::new();
+        assert_eq!(t.root_bytes(), [0u8; 32]);
+        assert_eq!(t.stats().commit, CommitCounts::default());
+    }
+
+    #[test]
+    fn shape_splits_and_collapses() {
+        let mut t = Tree::new();
+        t.insert(&key(&[1, 2, 3], 0), [1; 32]).unwrap();
+        assert_eq!(t.stats().nodes_in_memory, 2);
+        // Shares two bytes: root → internal(depth 1) → internal(depth 2) → two leaves.
+        t.insert(&key(&[1, 2, 4], 0), [2; 32]).unwrap();
+        assert_eq!(t.stats().nodes_in_memory, 5);
+        assert_eq!(t.stats().internal_nodes_in_memory, 3);
+        t.delete(&key(&[1, 2, 4], 0)).unwrap();
+        assert_eq!(t.stats().nodes_in_memory, 2);
+        let mut fresh = Tree::new();
+        fresh.insert(&key(&[1, 2, 3], 0), [1; 32]).unwrap();
+        assert_eq!(t.root_bytes(), fresh.root_bytes());
+    }
+
+    #[test]
+    fn normalize_keeps_last_per_suffix() {
+        let n = normalize(&[(5, Some([1; 32])), (1, None), (5, None), (1, Some([2; 32]))]);
+        assert_eq!(n, vec![(1, Some([2; 32])), (5, None)]);
+    }
+}

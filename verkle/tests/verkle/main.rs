@@ -1,0 +1,13 @@
+//! Integration tests of the `verkle` crate: the roots other implementations published, the
+//! shared vectors (tree, code, genesis), phantom-node counters, persistence, and the
+//! "any operation order gives the canonical root" property.
+#![allow(clippy::unwrap_used)]
+
+mod code;
+mod common;
+mod facts;
+mod genesis;
+mod phantom;
+mod props;
+mod store;
+mod tree_vectors;

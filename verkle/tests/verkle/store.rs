@@ -1,0 +1,159 @@
+//! Persistence through the `NodeStore` trait: reopen, lazy loading, canonical records,
+//! typed errors for corrupt records.
+
+use std::collections::BTreeMap;
+
+use verkle::genesis::parse_leaf_csv;
+use verkle::keys::{TreeKey, Value};
+use verkle::store::{MemoryStore, NodeBatch, NodePath, NodeStore};
+use verkle::{Tree, TreeError};
+
+use crate::common::{read_text, tree_of};
+
+fn devnet6() -> Vec<(TreeKey, Value)> {
+    parse_leaf_csv(&read_text("genesis/gen-devnet-6.csv"), "gen-devnet-6.csv").unwrap()
+}
+
+fn records(s: &MemoryStore) -> BTreeMap<NodePath, Vec<u8>> {
+    s.records().map(|(p, v)| (*p, v.clone())).collect()
+}
+
+#[test]
+fn persist_reopen_mutate_matches_fresh_tree() {
+    let leaves = devnet6();
+    let mut t = tree_of(&leaves);
+    let root = t.root_bytes();
+    t.persist().unwrap();
+    let store = t.into_store();
+    assert!(store.len() > leaves.len() / 10);
+
+    // Reopen: only the root is read.
+    let mut t = Tree::open(store).unwrap();
+    assert_eq!(t.stats().nodes_in_memory, 1);
+    assert_eq!(t.root_bytes(), root);
+    for (k, v) in leaves.iter().step_by(97) {
+        assert_eq!(t.get(k).unwrap(), Some(*v));
+    }
+    assert_eq!(t.stats().nodes_in_memory, 1, "reads do not cache");
+
+    // Mutate a lazily loaded tree: updates, new stems, whole stems deleted (collapses).
+    let mut model: BTreeMap<TreeKey, Value> = leaves.iter().copied().collect();
+    let stems: Vec<[u8; 31]> = {
+        let mut s: Vec<[u8; 31]> = leaves
+            .iter()
+            .map(|(k, _)| k[..31].try_into().unwrap())
+            .collect();
+        s.dedup();
+        s
+    };
+    let mut writes: Vec<(TreeKey, Option<Value>)> = Vec::new();
+    for stem in stems.iter().step_by(5) {
+        for (k, _) in model.range(key(stem, 0)..=key(stem, 255)) {
+            writes.push((*k, None));
+        }
+    }
+    for (i, (k, _)) in leaves.iter().enumerate().step_by(13) {
+        writes.push((*k, Some([i as u8; 32])));
+    }
+    for i in 0..40u8 {
+        let mut k = leaves[usize::from(i) * 7].0;
+        k[20] ^= 0x55; // a new stem sharing a 20-byte prefix with an existing one
+        writes.push((k, Some([i; 32])));
+    }
+    for (k, v) in &writes {
+        match v {
+            Some(v) => model.insert(*k, *v),
+            None => model.remove(k),
+        };
+    }
+    t.apply(writes).unwrap();
+    let final_leaves: Vec<(TreeKey, Value)> = model.iter().map(|(k, v)| (*k, *v)).collect();
+    let mut fresh = tree_of(&final_leaves);
+    assert_eq!(t.root_bytes(), fresh.root_bytes());
+    assert!(t.stats().nodes_loaded > 0);
+
+    // Persist again: the store equals the one a fresh tree of the final set writes.
+    t.persist().unwrap();
+    fresh.persist().unwrap();
+    let got = records(t.store());
+    let want = records(fresh.store());
+    assert_eq!(got.len(), want.len(), "record count");
+    assert!(got == want, "stored records differ from a fresh tree's");
+
+    // And it reopens at the same root.
+    let root = t.root_bytes();
+    let mut again = Tree::open(t.into_store()).unwrap();
+    assert_eq!(again.root_bytes(), root);
+}
+
+fn key(stem: &[u8; 31], suffix: u8) -> TreeKey {
+    let mut k = [0u8; 32];
+    k[..31].copy_from_slice(stem);
+    k[31] = suffix;
+    k
+}
+
+#[test]
+fn empty_store_opens_empty_tree() {
+    let mut t = Tree::open(MemoryStore::new()).unwrap();
+    assert_eq!(t.root_bytes(), [0u8; 32]);
+    // A tree emptied by deletes persists an empty root.
+    let mut t = tree_of(&[([1u8; 32], [2u8; 32])]);
+    t.persist().unwrap();
+    t.delete(&[1u8; 32]).unwrap();
+    t.persist().unwrap();
+    assert_eq!(t.store().len(), 1);
+    let mut t = Tree::open(t.into_store()).unwrap();
+    assert_eq!(t.root_bytes(), [0u8; 32]);
+}
+
+#[test]
+fn corrupt_records_are_typed_errors() {
+    let mut t = tree_of(&[([1u8; 32], [2u8; 32]), ([3u8; 32], [4u8; 32])]);
+    t.persist().unwrap();
+    let mut store = t.into_store();
+    let leaf_path = NodePath::new(&[1]).unwrap();
+    store
+        .write(NodeBatch {
+            puts: vec![(leaf_path, vec![2, 0, 0])],
+            deletes: vec![],
+        })
+        .unwrap();
+    let t = Tree::open(store).unwrap();
+    match t.get(&[1u8; 32]) {
+        Err(TreeError::CorruptNode { path, .. }) => assert_eq!(path, leaf_path),
+        other => panic!("expected CorruptNode, got {other:?}"),
+    }
+    // The other subtree still reads.
+    assert_eq!(t.get(&[3u8; 32]).unwrap(), Some([4u8; 32]));
+
+    // A missing child record.
+    let mut store = t.into_store();
+    store
+        .write(NodeBatch {
+            puts: vec![],
+            deletes: vec![leaf_path],
+        })
+        .unwrap();
+    let mut t = Tree::open(store).unwrap();
+    assert!(matches!(
+        t.insert(&[1u8; 32], [9u8; 32]),
+        Err(TreeError::MissingNode { path }) if path == leaf_path
+    ));
+
+    // A root record that is a leaf.
+    let mut store = MemoryStore::new();
+    let mut one = tree_of(&[([1u8; 32], [2u8; 32])]);
+    one.persist().unwrap();
+    let leaf = one.store().get(&leaf_path).unwrap().unwrap();
+    store
+        .write(NodeBatch {
+            puts: vec![(NodePath::root(), leaf)],
+            deletes: vec![],
+        })
+        .unwrap();
+    assert!(matches!(
+        Tree::open(store),
+        Err(TreeError::Inconsistent { .. })
+    ));
+}
