@@ -1,4 +1,4 @@
-//! `fverkle`: verify Verkle execution witnesses against state roots.
+//! `fverkle`: verify Verkle execution witnesses against state roots and compute tree roots.
 //!
 //! Exit codes: 0 success or a valid verdict; 1 a verdict of invalid or a root mismatch;
 //! 2 a usage, input or I/O error. Results go to stdout (`--json`: JSON Lines), logs to
@@ -33,6 +33,10 @@ struct Cli {
 enum Command {
     /// Verify an execution witness against a pre-state root.
     Verify(cmd::verify::Args),
+    /// Apply `tree_key,value` CSV files in order to one tree; print the root after each.
+    Root(cmd::root::Args),
+    /// Print the state root of a genesis file.
+    Genesis(cmd::genesis::Args),
 }
 
 fn init_logging(verbose: u8) {
@@ -70,6 +74,8 @@ fn main() -> ExitCode {
     let mut out = std::io::stdout().lock();
     let result = match &cli.command {
         Command::Verify(args) => cmd::verify::run(args, cli.json, &mut out),
+        Command::Root(args) => cmd::root::run(args, cli.json, &mut out),
+        Command::Genesis(args) => cmd::genesis::run(args, cli.json, &mut out),
     };
     let flushed = out.flush();
     match result {

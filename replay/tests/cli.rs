@@ -126,3 +126,75 @@ fn bad_input_exits_2_and_names_the_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("garbled.json"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn root_prints_devnet7_roots_in_order() {
+    let g = vectors().join("genesis");
+    let out = fverkle()
+        .arg("root")
+        .arg("--csv")
+        .args(
+            [
+                "gen-devnet-7.csv",
+                "devnet-7-block-1.csv",
+                "devnet-7-block-2.csv",
+                "devnet-7-block-3.csv",
+            ]
+            .map(|f| g.join(f)),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let roots: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            "0x514a0e5715b0b6c635ac140a5f25b8665af36cf31836344d27d9645fc57eab76",
+            "0x5ac6bdb5f3dc47cfa7665c981f795a1116459dfeecde174433d14d710c433cc4",
+            "0x2a63a94a9cb5dc948f98bd9a18cd4db0214adbc7cef2297a5f84362b14cb6513",
+            "0x4818200283aff9e7fd8a788c28bd6e54a6545a6f3af9e8d75a784c43a4b75fbe",
+        ]
+    );
+}
+
+#[test]
+fn genesis_prints_devnet6_root_and_rejects_bad_csv() {
+    let g = vectors().join("genesis/devnet6_genesis.json");
+    let out = fverkle()
+        .args(["genesis", "--layout", "legacy"])
+        .arg(&g)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "0x1fbf85345a3cbba9a6d44f991b721e55620a22397c2a93ee8d5011136ac300ee"
+    );
+    let dir = std::env::temp_dir().join(format!("fverkle-cli-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "0x00,0x01\nnot-hex,0x02\n").unwrap();
+    let out = fverkle()
+        .arg("root")
+        .arg("--csv")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv") && err.contains("line 1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

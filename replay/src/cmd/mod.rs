@@ -1,3 +1,5 @@
 //! One module per subcommand.
 
+pub mod genesis;
+pub mod root;
 pub mod verify;

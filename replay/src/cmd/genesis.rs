@@ -1,0 +1,63 @@
+//! `fverkle genesis --layout legacy|eip6800 GENESIS.json`: print the genesis state root.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use verkle::keys::Layout;
+use verkle::Tree;
+
+use crate::hexarg::to_hex;
+use crate::outcome::Outcome;
+
+/// The account layout a genesis is written in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum LayoutArg {
+    /// Version / balance / nonce / code keccak / code size leaves (Kaustinen 2–6, devnet6).
+    Legacy,
+    /// BASIC_DATA + code hash (current EIP-6800; devnet-7, EEST fixtures).
+    Eip6800,
+}
+
+impl From<LayoutArg> for Layout {
+    fn from(l: LayoutArg) -> Layout {
+        match l {
+            LayoutArg::Legacy => Layout::Legacy,
+            LayoutArg::Eip6800 => Layout::Eip6800,
+        }
+    }
+}
+
+/// Arguments of `fverkle genesis`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Account layout of the chain.
+    #[arg(long, value_enum)]
+    layout: LayoutArg,
+    /// A geth genesis file (with `alloc`) or a bare alloc object.
+    genesis: PathBuf,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let name = args.genesis.display().to_string();
+    let t = Instant::now();
+    let text =
+        std::fs::read_to_string(&args.genesis).with_context(|| format!("{name}: cannot read"))?;
+    let leaves = verkle::genesis::genesis_leaves(&text, args.layout.into(), &name)?;
+    let count = leaves.len();
+    let mut tree = Tree::new();
+    tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
+        .with_context(|| format!("{name}: building the genesis tree"))?;
+    let root = tree.root_bytes();
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    if json {
+        let line =
+            serde_json::json!({"file": name, "leaves": count, "root": to_hex(&root), "ms": ms});
+        writeln!(out, "{line}")?;
+    } else {
+        writeln!(out, "{}", to_hex(&root))?;
+    }
+    Ok(Outcome::Ok)
+}
