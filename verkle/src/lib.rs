@@ -17,12 +17,15 @@
 //! - [`tree`]: insert / get / delete / batch apply, `commit()` to the root commitment.
 //! - [`store`]: the [`store::NodeStore`] trait (nodes keyed by their path from the root) and
 //!   the in-memory store.
+//! - [`proof`]: [`Tree::prove`] — the state diff and Verkle proof of an execution witness,
+//!   byte-identical to go-verkle's.
 //! - [`genesis`]: importing a geth genesis `alloc` or `tree_key,value` CSV files.
 #![forbid(unsafe_code)]
 
 mod error;
 pub mod genesis;
 pub mod keys;
+pub mod proof;
 pub mod store;
 pub mod tree;
 mod uint;

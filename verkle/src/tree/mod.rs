@@ -10,8 +10,9 @@
 //! Changes only mark nodes; [`Tree::commit`] recomputes the changed paths (see `commit.rs`).
 
 mod commit;
-mod node;
+pub(crate) mod node;
 
+pub(crate) use commit::value_scalars;
 pub use commit::CommitCounts;
 
 use std::collections::HashSet;
@@ -234,6 +235,36 @@ impl<S: NodeStore> Tree<S> {
         }
         self.loads += 1;
         Ok(self.arena.alloc(node_from_record(rec)))
+    }
+
+    /// The node arena, read-only (for the prover in `crate::proof`).
+    pub(crate) fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    /// The root's arena id.
+    pub(crate) fn root_id(&self) -> NodeId {
+        self.root
+    }
+
+    /// Child slot `pos` of the internal node `parent`, whose path is `child_path`: its arena
+    /// id, read from the store first if it is not in memory (as a descent for a write would).
+    pub(crate) fn load_child(
+        &mut self,
+        parent: NodeId,
+        pos: usize,
+        child_path: NodePath,
+    ) -> Result<NodeId, TreeError> {
+        let entry = &self.arena.internal(parent).children[pos];
+        match entry.child {
+            ChildRef::Loaded(id) => Ok(id),
+            ChildRef::Stored(kind) => {
+                let committed = entry.committed;
+                let id = self.load(child_path, kind, committed)?;
+                self.arena.internal_mut(parent).children[pos].child = ChildRef::Loaded(id);
+                Ok(id)
+            }
+        }
     }
 
     /// The value at `key`, if present. Does not change the tree; nodes not in memory are
