@@ -9,25 +9,28 @@
 //! pre-state root makes the multiproof fail.
 //!
 //! Work is linear in the witness: the tree is a map keyed by path (at most 33 entries per
-//! stem), and every commitment is decompressed and mapped to the scalar field once, in
-//! parallel when there are enough of them.
+//! stem). Every point — the root, each commitment, the proof's `D`, `L_i` and `R_i` — is
+//! decompressed once, all in one parallel pass; the commitments are mapped to the scalar
+//! field in one batch; and the transcript takes the commitments' bytes from the witness
+//! rather than re-encoding the points.
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use banderwagon::arith::{One, Zero};
-use banderwagon::{fr_from_le_bytes_mod_order, DecodeError, Element, Fr};
-use ipa::{Crs, MultiProof, ProofDecodeError, Transcript, VerifierQuery};
+use banderwagon::{
+    fr_from_le_bytes_canonical, fr_from_le_bytes_mod_order, DecodeError, Element, Fr,
+};
+use ipa::{Crs, MultiProof, ProofDecodeError, Transcript, VerifierQuery, IPA_ROUNDS};
 
 use crate::canonical::check_canonical;
 use crate::error::CanonicalError;
 use crate::execution_witness::ExecutionWitness;
 use crate::preset::{
-    BYTES32_LEN, EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT,
-    IPA_PROOF_DEPTH, STEM_LEN,
+    EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT, IPA_PROOF_DEPTH, STEM_LEN,
 };
-use crate::view::{Points, StateDiff};
+use crate::view::{Points, StateDiff, VerkleProof};
 
 /// The Fiat–Shamir transcript label of execution-witness multiproofs (go-verkle `"vt"`).
 const TRANSCRIPT_LABEL: &[u8] = b"vt";
@@ -36,9 +39,16 @@ const TRANSCRIPT_LABEL: &[u8] = b"vt";
 /// `C2` is one more (go-verkle `slotPath`).
 const SUFFIX_TREE_BYTE: u8 = 2;
 
-/// Below this many commitments, decompression stays on the calling thread.
+/// Points decompressed per rayon task: one decompression (a square root, ~40–80 µs) is far
+/// more than a task's overhead, so small chunks keep both cores busy even for the 21 points
+/// of a one-stem witness.
 #[cfg(feature = "parallel")]
-const PARALLEL_DECODE_MIN: usize = 32;
+const PARALLEL_DECODE_CHUNK: usize = 4;
+
+/// Elements mapped to the scalar field per batch (one field inversion each) when the batches
+/// run in parallel.
+#[cfg(feature = "parallel")]
+const PARALLEL_MAP_CHUNK: usize = 256;
 
 /// The longest path: 31 stem bytes and one suffix-tree byte.
 const MAX_PATH_LEN: usize = STEM_LEN + 1;
@@ -470,13 +480,11 @@ pub fn verify(
         });
     }
 
-    let multiproof = MultiProof::from_bytes(&proof.multiproof_bytes())
-        .map_err(VerifyError::from_proof_decode)?;
-    let root = Element::from_bytes(pre_state_root).map_err(VerifyError::BadRoot)?;
-    let mut elements = Vec::with_capacity(commitments.len() + 1);
-    elements.push(root);
-    elements.extend(decode_commitments(commitments)?);
-    let fields = map_to_scalar_field(&elements);
+    let DecodedPoints {
+        elements,
+        fields,
+        multiproof,
+    } = decode_points(pre_state_root, commitments, &proof)?;
     let mut encoded: Vec<&[u8; 32]> = Vec::with_capacity(elements.len());
     encoded.push(pre_state_root);
     encoded.extend(commitments.iter());
@@ -898,46 +906,104 @@ impl Shape {
     }
 }
 
-/// Decompresses every commitment (with the subgroup check), in parallel when it pays.
-/// Errors name the first bad commitment.
-fn decode_commitments(points: Points<'_>) -> Result<Vec<Element>, VerifyError> {
-    let decode = |c: &[u8]| Element::from_bytes(c);
-    #[cfg(feature = "parallel")]
-    let decoded: Vec<Result<Element, DecodeError>> = if points.len() >= PARALLEL_DECODE_MIN {
-        use rayon::prelude::*;
-        points
-            .as_bytes()
-            .par_chunks_exact(BYTES32_LEN)
-            .map(decode)
-            .collect()
-    } else {
-        points
-            .as_bytes()
-            .chunks_exact(BYTES32_LEN)
-            .map(decode)
-            .collect()
-    };
-    #[cfg(not(feature = "parallel"))]
-    let decoded: Vec<Result<Element, DecodeError>> = points
-        .as_bytes()
-        .chunks_exact(BYTES32_LEN)
-        .map(decode)
-        .collect();
-    decoded
-        .into_iter()
-        .enumerate()
-        .map(|(index, r)| r.map_err(|source| VerifyError::BadPoint { index, source }))
-        .collect()
+/// The decompressed points of a witness.
+struct DecodedPoints {
+    /// The root, then `commitments_by_path` in order.
+    elements: Vec<Element>,
+    /// `map_to_scalar_field` of each of `elements`.
+    fields: Vec<Fr>,
+    /// The multiproof `D ‖ L ‖ R ‖ a`.
+    multiproof: MultiProof,
 }
+
+/// Number of points in a multiproof: `D`, then `L_0..L_7`, then `R_0..R_7`.
+const PROOF_POINTS: usize = 1 + 2 * IPA_ROUNDS;
+
+/// Decompresses (with the subgroup check) every point of the witness — the root,
+/// `commitments_by_path` and the proof's `D`, `L_i`, `R_i` — in one pass, in parallel chunks
+/// when it pays, then maps the root and the commitments to the scalar field in one batch.
+///
+/// Errors are those a sequential decoder meets first: the proof (`d`, `cl`, `cr`, then the
+/// final scalar), then the root, then the first bad commitment.
+fn decode_points(
+    pre_state_root: &[u8; 32],
+    commitments: Points<'_>,
+    proof: &VerkleProof<'_>,
+) -> Result<DecodedPoints, VerifyError> {
+    let ipa_proof = proof.ipa_proof();
+    let mut encodings: Vec<&[u8; 32]> = Vec::with_capacity(1 + commitments.len() + PROOF_POINTS);
+    encodings.push(pre_state_root);
+    encodings.extend(commitments.iter());
+    encodings.push(proof.d());
+    encodings.extend(ipa_proof.cl);
+    encodings.extend(ipa_proof.cr);
+    let decoded = decode_elements(&encodings);
+    let (tree_points, proof_points) = decoded.split_at(decoded.len() - PROOF_POINTS);
+
+    let mut points = [Element::identity(); PROOF_POINTS];
+    for (index, (slot, r)) in points.iter_mut().zip(proof_points).enumerate() {
+        *slot = r.map_err(|source| {
+            VerifyError::from_proof_decode(ProofDecodeError::BadPoint { index, source })
+        })?;
+    }
+    let a = fr_from_le_bytes_canonical(ipa_proof.final_evaluation)
+        .map_err(|_| VerifyError::from_proof_decode(ProofDecodeError::BadScalar))?;
+    let [d, lr @ ..] = points;
+    let mut l = [Element::identity(); IPA_ROUNDS];
+    let mut r = [Element::identity(); IPA_ROUNDS];
+    l.copy_from_slice(&lr[..IPA_ROUNDS]);
+    r.copy_from_slice(&lr[IPA_ROUNDS..]);
+    let multiproof = MultiProof {
+        d,
+        ipa: ipa::IpaProof { l, r, a },
+    };
+
+    let mut elements = Vec::with_capacity(tree_points.len());
+    for (i, r) in tree_points.iter().enumerate() {
+        elements.push(r.map_err(|source| match i.checked_sub(1) {
+            None => VerifyError::BadRoot(source),
+            Some(index) => VerifyError::BadPoint { index, source },
+        })?);
+    }
+    let fields = map_to_scalar_field(&elements);
+    Ok(DecodedPoints {
+        elements,
+        fields,
+        multiproof,
+    })
+}
+
+/// `Element::from_bytes` of each encoding, in parallel chunks when there are enough.
+fn decode_elements(encodings: &[&[u8; 32]]) -> Vec<Result<Element, DecodeError>> {
+    let decode = |c: &&[u8; 32]| Element::from_bytes(*c);
+    #[cfg(feature = "parallel")]
+    if encodings.len() >= 2 * PARALLEL_DECODE_CHUNK {
+        use rayon::prelude::*;
+        return encodings
+            .par_iter()
+            .with_min_len(PARALLEL_DECODE_CHUNK)
+            .map(decode)
+            .collect();
+    }
+    encodings.iter().map(decode).collect()
+}
+
+/// Below this many elements, [`map_to_scalar_field`] inverts each one (about 3 µs): a batch
+/// inversion hands its work to rayon (ark-ff's `parallel` feature), and waking the pool costs
+/// more than a few inversions.
+const SMALL_MAP_BATCH: usize = 8;
 
 /// `map_to_scalar_field` of every element, batched (one inversion per chunk), chunks in
 /// parallel when it pays.
-fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
+pub(crate) fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
+    if elements.len() < SMALL_MAP_BATCH {
+        return elements.iter().map(Element::map_to_scalar_field).collect();
+    }
     #[cfg(feature = "parallel")]
-    if elements.len() >= 4 * PARALLEL_DECODE_MIN {
+    if elements.len() >= 2 * PARALLEL_MAP_CHUNK {
         use rayon::prelude::*;
         return elements
-            .par_chunks(PARALLEL_DECODE_MIN)
+            .par_chunks(PARALLEL_MAP_CHUNK)
             .flat_map_iter(Element::batch_map_to_scalar_field)
             .collect();
     }
