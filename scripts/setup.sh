@@ -5,10 +5,11 @@
 set -euo pipefail
 
 need_apt=()
-command -v clang >/dev/null 2>&1 || need_apt+=(clang)
-if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
-  need_apt+=(libclang-dev)
-fi
+for pkg in clang libclang-dev; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    need_apt+=("$pkg")
+  fi
+done
 if [ "${#need_apt[@]}" -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian" >&2
   SUDO=""
