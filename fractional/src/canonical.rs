@@ -19,8 +19,6 @@ pub struct ShardTop {
     /// `None` for an empty shard, else the top node's kind (a leaf when the shard holds one
     /// stem).
     pub kind: Option<NodeKind>,
-    /// `C_i` (the identity when empty).
-    pub commitment: Element,
     /// `map_to_scalar_field(C_i)` (0 when empty).
     pub mtf: Fr,
     /// `compress(C_i)`.
@@ -32,7 +30,6 @@ impl ShardTop {
     pub fn empty() -> ShardTop {
         ShardTop {
             kind: None,
-            commitment: Element::identity(),
             mtf: Fr::zero(),
             compressed: [0u8; 32],
         }
@@ -64,6 +61,19 @@ pub struct CanonicalTop {
 }
 
 impl CanonicalTop {
+    /// The levels over the given tops (one per shard), computed from scratch.
+    pub fn from_tops(depth: ShardDepth, tops: &[ShardTop], committer: &Committer) -> CanonicalTop {
+        let mut c = CanonicalTop::empty(depth);
+        let non_empty: Vec<u16> = tops
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.kind.is_some())
+            .map(|(i, _)| i as u16)
+            .collect();
+        c.update(tops, &non_empty, committer);
+        c
+    }
+
     /// The levels of a tree whose shards are all empty.
     pub fn empty(depth: ShardDepth) -> CanonicalTop {
         let (n1, slots) = match depth {

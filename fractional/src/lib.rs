@@ -23,9 +23,14 @@
 pub mod canonical;
 pub mod coordinator;
 mod error;
+mod prove;
 pub mod shard;
 mod sharded;
+pub mod store;
 
 pub use error::FractionalError;
 pub use shard::{ShardConfig, ShardDepth};
 pub use sharded::{ApplyReport, ShardedTree};
+/// A fractional proof as the prover builds it; `to_bytes()` gives the wire form
+/// (`spec/FRACTIONAL.md` §4) that `witness::fractional::FractionalProof` decodes.
+pub use witness::fractional::OwnedFractionalProof as FractionalProof;
