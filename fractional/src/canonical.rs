@@ -167,7 +167,7 @@ impl CanonicalTop {
                     }
                     let n = &mut self.level1[usize::from(a)];
                     if !terms.is_empty() {
-                        *n = *n + committer.commit_sparse(&terms);
+                        *n += committer.commit_sparse(&terms);
                     }
                     prefixes.push(a);
                     points.push(*n);
@@ -190,7 +190,7 @@ impl CanonicalTop {
             }
         }
         if !root_terms.is_empty() {
-            self.root = self.root + committer.commit_sparse(&root_terms);
+            self.root += committer.commit_sparse(&root_terms);
         }
     }
 }

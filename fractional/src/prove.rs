@@ -16,13 +16,10 @@ use witness::OwnedExecutionWitness;
 use crate::canonical::{CanonicalTop, PrefixShape};
 use crate::error::FractionalError;
 use crate::shard::ShardDepth;
-use crate::sharded::ShardedTree;
+use crate::sharded::{ShardedTree, Write};
 
 /// Splits sorted `(key, new value)` pairs into runs with the same `group(key)`.
-fn runs<K: PartialEq + Copy>(
-    keys: &[(TreeKey, Option<Value>)],
-    group: impl Fn(&TreeKey) -> K,
-) -> Vec<(K, &[(TreeKey, Option<Value>)])> {
+fn runs<K: PartialEq + Copy>(keys: &[Write], group: impl Fn(&TreeKey) -> K) -> Vec<(K, &[Write])> {
     let mut out = Vec::new();
     let mut start = 0;
     while let Some((k, _)) = keys.get(start) {
@@ -91,7 +88,7 @@ impl ShardedTree {
     ) -> Result<OwnedExecutionWitness, FractionalError> {
         let mut keys = keys.to_vec();
         // Stable: a key listed twice keeps its last new value last.
-        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        keys.sort_by_key(|w| w.0);
         let depth = self.config.depth;
         let mut root_points: Vec<u8> = Vec::new();
         let mut nodes: Vec<OpenedNode> = Vec::new();
@@ -156,7 +153,7 @@ impl ShardedTree {
             return Err(FractionalError::NoKeys);
         }
         let mut keys: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
-        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        keys.sort_by_key(|w| w.0);
         let depth = self.config.depth;
         let mut shards = Vec::new();
         let mut nodes: Vec<OpenedNode> = Vec::new();

@@ -17,6 +17,9 @@ use crate::error::FractionalError;
 use crate::shard::{ShardConfig, ShardDepth};
 use crate::store::ShardStore;
 
+/// One write of a block: `Some` sets, `None` deletes.
+pub(crate) type Write = (TreeKey, Option<Value>);
+
 /// The tree type of one shard.
 pub(crate) type ShardTree = Tree<ShardStore>;
 
@@ -140,10 +143,7 @@ fn hex_bytes(b: &[u8]) -> String {
 }
 
 /// Groups writes by shard, each group in write order (so the last write of a key wins).
-fn partition(
-    depth: ShardDepth,
-    writes: &[(TreeKey, Option<Value>)],
-) -> Vec<(u16, Vec<(TreeKey, Option<Value>)>)> {
+fn partition(depth: ShardDepth, writes: &[Write]) -> Vec<(u16, Vec<Write>)> {
     let mut order: Vec<(u16, usize)> = writes
         .iter()
         .enumerate()
@@ -151,7 +151,7 @@ fn partition(
         .collect();
     // Stable: writes of one shard keep their order.
     order.sort_by_key(|(s, _)| *s);
-    let mut groups: Vec<(u16, Vec<(TreeKey, Option<Value>)>)> = Vec::new();
+    let mut groups: Vec<(u16, Vec<Write>)> = Vec::new();
     for (s, i) in order {
         let Some(w) = writes.get(i) else { continue };
         match groups.last_mut() {
@@ -415,8 +415,7 @@ impl ShardedTree {
         self.ensure_open(&touched)?;
         self.unsaved.extend(touched.iter().copied());
         // Pair each group with its shard's tree (both in shard order).
-        let mut work: Vec<(u16, &mut ShardTree, Vec<(TreeKey, Option<Value>)>)> =
-            Vec::with_capacity(groups.len());
+        let mut work: Vec<(u16, &mut ShardTree, Vec<Write>)> = Vec::with_capacity(groups.len());
         let mut trees = self.shards.iter_mut().enumerate();
         for (s, w) in groups {
             for (i, slot) in trees.by_ref() {

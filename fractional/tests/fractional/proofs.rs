@@ -160,7 +160,7 @@ fn key_routed_to_wrong_shard() {
     let moved = proof.shards[0].stems.pop().unwrap();
     assert!(!proof.shards[0].stems.is_empty());
     proof.shards[1].stems.insert(0, moved);
-    proof.shards[1].stems.sort_by(|a, b| a.stem.cmp(&b.stem));
+    proof.shards[1].stems.sort_by_key(|s| s.stem);
     let err = verify(&tree.coordinator_root(), &proof).unwrap_err();
     assert!(
         matches!(

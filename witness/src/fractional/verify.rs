@@ -216,6 +216,9 @@ enum Draft {
     },
 }
 
+/// A proven node's commitment, its map to the field and its encoding.
+type Committed = (Element, Fr, [u8; 32]);
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     draft: Draft,
@@ -478,7 +481,7 @@ pub fn verify_fractional(
     let node_fields = map_to_scalar_field(&node_points);
 
     // 5. Openings in (path, z) order.
-    let ordered: Vec<(NodePath, Node, Option<(Element, Fr, [u8; 32])>)> = {
+    let ordered: Vec<(NodePath, Node, Option<Committed>)> = {
         let mut next = 0usize;
         nodes
             .into_iter()
@@ -609,8 +612,7 @@ pub fn verify_fractional(
     }
 
     let mut keys = Vec::with_capacity(proof.diffs.len());
-    for (i, s) in proof.shards.iter().enumerate() {
-        let _ = i;
+    for s in &proof.shards {
         for stem_index in s.first_stem..s.first_stem + s.stem_count {
             let Some((stem, _)) = proof.stem(stem_index) else {
                 continue;
