@@ -11,6 +11,7 @@
 
 mod commit;
 pub(crate) mod node;
+pub mod subtree;
 
 pub(crate) use commit::value_scalars;
 pub use commit::CommitCounts;
