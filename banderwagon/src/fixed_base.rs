@@ -30,7 +30,7 @@ impl std::fmt::Debug for FixedBaseTable {
 }
 
 /// Signed base-2^w digits of a scalar below 2^253, least significant first.
-fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
+pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
     out.clear();
     let limbs = scalar.into_bigint().0;
     let w = window as usize;
