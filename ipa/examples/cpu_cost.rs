@@ -10,7 +10,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use banderwagon::{arith::UniformRand, Element, Fr};
+use banderwagon::{arith::UniformRand, Fr};
 use ipa::{
     hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery, Transcript,
     VerifierQuery,
