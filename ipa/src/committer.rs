@@ -1,7 +1,8 @@
 //! Pedersen vector commitments from precomputed tables.
 //!
 //! `commit(v) = Σ v_i·G_i` over the 256 CRS generators. Three tables back it:
-//! G0..G4 with 14-bit signed windows (tree keys and leaf headers touch only these five),
+//! G0..G4 with 13-bit signed windows (tree keys and leaf headers touch only these five;
+//! a 128-bit tree-key chunk needs 10 windows at 13 bits as at 14, for half the table),
 //! all 256 generators plus `Q` with 8-bit signed windows (sparse commitments and deltas:
 //! one table lookup per window of each scalar), and the CRS's window shifts for dense
 //! vectors (the bucket method of [`FixedBaseMsm`], about half the work per term once the
@@ -17,7 +18,7 @@ use crate::crs::Crs;
 
 /// Generators with the wide-window fast path.
 pub const FAST_BASES: usize = 5;
-const FAST_WINDOW: u32 = 14;
+const FAST_WINDOW: u32 = 13;
 const ALL_WINDOW: u32 = 8;
 /// From this many non-zero values on, [`Committer::commit`] uses the bucket method.
 pub const DENSE_TERMS: usize = 48;
