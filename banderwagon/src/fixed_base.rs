@@ -1,13 +1,15 @@
 //! Fixed-base scalar multiplication from precomputed tables (signed windows).
 //!
 //! For each base `B` and window `j` the table holds `k·2^(w·j)·B` for `k = 1..=2^(w-1)`,
-//! in affine form. A scalar is split into signed digits `d_j ∈ [-2^(w-1), 2^(w-1)]`, so a
-//! product costs one mixed addition per non-zero digit and no doublings.
+//! in extended-affine form `(x, y, d·x·y)`. A scalar is split into signed digits
+//! `d_j ∈ [-2^(w-1), 2^(w-1)]`, so a product costs one 8-multiplication mixed addition per
+//! non-zero digit and no doublings.
 
-use ark_ec::{AdditiveGroup, CurveGroup};
-use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
+use ark_ec::AdditiveGroup;
+use ark_ed_on_bls12_381_bandersnatch::EdwardsProjective;
 use ark_ff::PrimeField;
 
+use crate::prepared::{add_prepared, add_signed, PreparedPoint};
 use crate::{Element, Fr};
 
 /// Precomputed multiples of a fixed list of bases.
@@ -16,7 +18,7 @@ pub struct FixedBaseTable {
     window: u32,
     num_windows: usize,
     /// Flattened `[base][window][k - 1]`.
-    points: Vec<EdwardsAffine>,
+    points: Vec<PreparedPoint>,
 }
 
 impl std::fmt::Debug for FixedBaseTable {
@@ -30,7 +32,7 @@ impl std::fmt::Debug for FixedBaseTable {
 }
 
 /// Signed base-2^w digits of a scalar below 2^253, least significant first.
-fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
+pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
     out.clear();
     let limbs = scalar.into_bigint().0;
     let w = window as usize;
@@ -78,22 +80,24 @@ impl FixedBaseTable {
                 }
             }
         }
-        // Rows k·base for k = 1..=2^(w-1): independent, built in parallel.
-        let build_row = |base: &EdwardsProjective| -> Vec<EdwardsAffine> {
+        let window_bases = PreparedPoint::batch_from_projective(&window_bases);
+        // Rows k·base for k = 1..=2^(w-1): independent, built in parallel, each normalised
+        // with one inversion.
+        let build_row = |base: &PreparedPoint| -> Vec<PreparedPoint> {
             let mut row = Vec::with_capacity(per_window);
-            let mut acc = *base;
+            let mut acc = EdwardsProjective::ZERO;
             for _ in 0..per_window {
+                add_prepared(&mut acc, base);
                 row.push(acc);
-                acc += base;
             }
-            EdwardsProjective::normalize_batch(&row)
+            PreparedPoint::batch_from_projective(&row)
         };
         // Plain scoped threads, not rayon: tables are often built inside a lazy
         // initialiser, and rayon workers blocked on that initialiser would deadlock a
         // rayon-parallel build.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = window_bases.len().div_ceil(threads.max(1)).max(1);
-        let built: Vec<Vec<EdwardsAffine>> = if threads <= 1 || window_bases.len() < 2 {
+        let built: Vec<Vec<PreparedPoint>> = if threads <= 1 || window_bases.len() < 2 {
             window_bases.iter().map(build_row).collect()
         } else {
             std::thread::scope(|scope| {
@@ -134,7 +138,7 @@ impl FixedBaseTable {
 
     /// Bytes held by the tables.
     pub fn memory_bytes(&self) -> usize {
-        self.points.len() * std::mem::size_of::<EdwardsAffine>()
+        self.points.len() * std::mem::size_of::<PreparedPoint>()
     }
 
     /// Adds `scalar·B_index` into `acc`. Panics if `index >= num_bases()`: indices come from
@@ -148,12 +152,11 @@ impl FixedBaseTable {
                 continue;
             }
             let k = d.unsigned_abs() as usize - 1;
-            let p = &self.points[base_off + j * per_window + k];
-            if d > 0 {
-                acc.0 += p;
-            } else {
-                acc.0 -= p;
-            }
+            add_signed(
+                &mut acc.0,
+                &self.points[base_off + j * per_window + k],
+                d < 0,
+            );
         }
     }
 

@@ -16,12 +16,15 @@
 
 mod element;
 mod fixed_base;
+mod fixed_base_msm;
 mod msm;
+mod prepared;
 mod scalar;
 
 pub use element::{DecodeError, Element};
 pub use fixed_base::FixedBaseTable;
-pub use msm::{multi_scalar_mul, vartime_multi_scalar_mul_affine};
+pub use fixed_base_msm::FixedBaseMsm;
+pub use msm::{multi_scalar_mul, vartime_multi_scalar_mul_affine, vartime_straus};
 pub use scalar::{
     fr_from_le_bytes_canonical, fr_from_le_bytes_mod_order, fr_from_u128, fr_to_le_bytes,
     ScalarDecodeError,

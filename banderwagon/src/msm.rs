@@ -1,31 +1,89 @@
-//! Variable-base multi-scalar multiplication (bucket method, Pippenger).
+//! Variable-base multi-scalar multiplication.
 //!
-//! Thin layer over arkworks' `VariableBaseMSM`, which is a signed-digit bucket method and
-//! splits the work across rayon threads when the `parallel` feature is on.
+//! Up to a few dozen terms, Straus' method (one doubling chain shared by all terms); above
+//! that, the signed-digit bucket method (Pippenger) over points normalised once to
+//! extended-affine form, its windows split across rayon threads when the `parallel` feature
+//! is on. [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM` for bases
+//! already in plain affine form.
 
-use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ec::{AdditiveGroup, VariableBaseMSM};
 use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
+use ark_ff::{BigInteger, PrimeField, Zero};
 
+use crate::fixed_base::signed_digits;
+use crate::prepared::{add_signed, is_zero_x, PreparedPoint};
 use crate::{Element, Fr};
 
 /// Below this many terms a product-by-product sum beats the bucket method's set-up.
 const NAIVE_THRESHOLD: usize = 16;
+/// Up to this many terms Straus' shared doubling chain beats the bucket method.
+const STRAUS_THRESHOLD: usize = 48;
+/// wNAF width for Straus: odd multiples up to 15·P, 8 table points per base.
+const STRAUS_WNAF: usize = 5;
 
 /// `Σ scalars[i]·points[i]`, variable time (inputs are public in every use here).
 ///
 /// Extra points or scalars beyond the shorter slice are ignored.
 pub fn multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
-    if n < NAIVE_THRESHOLD {
-        return points[..n]
-            .iter()
-            .zip(&scalars[..n])
-            .map(|(p, s)| *p * *s)
-            .sum();
+    if n <= STRAUS_THRESHOLD {
+        return vartime_straus(&points[..n], &scalars[..n]);
     }
     let proj: Vec<EdwardsProjective> = points[..n].iter().map(|p| p.0).collect();
-    let affine = EdwardsProjective::normalize_batch(&proj);
-    vartime_multi_scalar_mul_affine(&affine, &scalars[..n])
+    vartime_pippenger(&PreparedPoint::batch_from_projective(&proj), &scalars[..n])
+}
+
+/// The bucket method (Pippenger) with signed digits over prepared points: per window one
+/// 8-multiplication addition per term into its digit's bucket, then a running sum over the
+/// buckets; windows in parallel (rayon) when the `parallel` feature is on.
+fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
+    let n = points.len().min(scalars.len());
+    // Minimises windows·(8·n + 20·2^(c−1)) multiplications: about log2(n) − 3.
+    let c = (usize::BITS - n.leading_zeros())
+        .saturating_sub(4)
+        .clamp(4, 16);
+    let nw = (253 + c as usize) / c as usize;
+    let mut digits = vec![0i32; n * nw];
+    let mut scratch = Vec::with_capacity(nw);
+    for (s, out) in scalars[..n].iter().zip(digits.chunks_exact_mut(nw)) {
+        if !s.is_zero() {
+            signed_digits(s, c, nw, &mut scratch);
+            out.copy_from_slice(&scratch);
+        }
+    }
+    let window_sum = |j: usize| -> EdwardsProjective {
+        let mut buckets = vec![EdwardsProjective::zero(); 1 << (c - 1)];
+        for (i, p) in points[..n].iter().enumerate() {
+            let d = digits[i * nw + j];
+            if d != 0 {
+                add_signed(&mut buckets[d.unsigned_abs() as usize - 1], p, d < 0);
+            }
+        }
+        let mut running = EdwardsProjective::zero();
+        let mut acc = EdwardsProjective::zero();
+        for b in buckets.iter().rev() {
+            if !is_zero_x(b) {
+                running += b;
+            }
+            acc += &running;
+        }
+        acc
+    };
+    #[cfg(feature = "parallel")]
+    let sums: Vec<EdwardsProjective> = {
+        use rayon::prelude::*;
+        (0..nw).into_par_iter().map(window_sum).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let sums: Vec<EdwardsProjective> = (0..nw).map(window_sum).collect();
+    let mut acc = EdwardsProjective::zero();
+    for w in sums.iter().rev() {
+        for _ in 0..c {
+            acc.double_in_place();
+        }
+        acc += w;
+    }
+    Element(acc)
 }
 
 /// `Σ scalars[i]·bases[i]` over bases already in affine form (for example a CRS).
@@ -44,6 +102,47 @@ pub fn vartime_multi_scalar_mul_affine(bases: &[EdwardsAffine], scalars: &[Fr]) 
     Element(EdwardsProjective::msm_unchecked(&bases[..n], &scalars[..n]))
 }
 
+/// `Σ scalars[i]·points[i]` by Straus' method: width-5 wNAF digits, one table of odd
+/// multiples per point (normalised together with one inversion), one shared doubling chain.
+/// Variable time; the fastest choice for a few dozen terms. Extra points or scalars beyond
+/// the shorter slice are ignored.
+pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
+    let n = points.len().min(scalars.len());
+    let half = 1usize << (STRAUS_WNAF - 2);
+    let mut nafs: Vec<Vec<i64>> = Vec::with_capacity(n);
+    let mut odd: Vec<EdwardsProjective> = Vec::with_capacity(n * half);
+    for (p, s) in points[..n].iter().zip(&scalars[..n]) {
+        if s.is_zero() || p.0.x.is_zero() {
+            continue;
+        }
+        let naf = s
+            .into_bigint()
+            .find_wnaf(STRAUS_WNAF)
+            .expect("wNAF width 5 is in range");
+        nafs.push(naf);
+        let double = p.0.double();
+        let mut m = p.0;
+        for _ in 0..half {
+            odd.push(m);
+            m += &double;
+        }
+    }
+    let table = PreparedPoint::batch_from_projective(&odd);
+    let len = nafs.iter().map(Vec::len).max().unwrap_or(0);
+    let mut acc = EdwardsProjective::zero();
+    for bit in (0..len).rev() {
+        acc.double_in_place();
+        for (k, naf) in nafs.iter().enumerate() {
+            let d = naf.get(bit).copied().unwrap_or(0);
+            if d != 0 {
+                let idx = k * half + (d.unsigned_abs() as usize >> 1);
+                add_signed(&mut acc, &table[idx], d < 0);
+            }
+        }
+    }
+    Element(acc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,13 +151,14 @@ mod tests {
     #[test]
     fn msm_matches_naive() {
         let mut rng = rand::thread_rng();
-        for n in [0usize, 1, 3, 17, 300] {
+        for n in [0usize, 1, 3, 17, 40, 60, 300, 2100] {
             let pts: Vec<Element> = (0..n)
                 .map(|_| Element::generator() * Fr::rand(&mut rng))
                 .collect();
             let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
             let naive: Element = pts.iter().zip(&sc).map(|(p, s)| *p * *s).sum();
             assert_eq!(multi_scalar_mul(&pts, &sc), naive, "n = {n}");
+            assert_eq!(vartime_straus(&pts, &sc), naive, "n = {n}");
         }
     }
 }

@@ -1,23 +1,27 @@
 //! Pedersen vector commitments from precomputed tables.
 //!
-//! `commit(v) = Σ v_i·G_i` over the 256 CRS generators. Two tables back it:
-//! G0..G4 with 14-bit signed windows (tree keys and leaf headers touch only these five),
-//! and all 256 generators plus `Q` with 8-bit signed windows.
+//! `commit(v) = Σ v_i·G_i` over the 256 CRS generators. Three tables back it:
+//! G0..G4 with 13-bit signed windows (tree keys and leaf headers touch only these five;
+//! a 128-bit tree-key chunk needs 10 windows at 13 bits as at 14, for half the table),
+//! all 256 generators plus `Q` with 8-bit signed windows (sparse commitments and deltas:
+//! one table lookup per window of each scalar), and the CRS's window shifts for dense
+//! vectors (the bucket method of [`FixedBaseMsm`], about half the work per term once the
+//! bucket pass is shared by more than [`DENSE_TERMS`] terms).
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use ark_ff::Zero;
-use banderwagon::{Element, FixedBaseTable, Fr};
+use banderwagon::{Element, FixedBaseMsm, FixedBaseTable, Fr};
 
 use crate::crs::Crs;
 
 /// Generators with the wide-window fast path.
 pub const FAST_BASES: usize = 5;
-const FAST_WINDOW: u32 = 14;
+const FAST_WINDOW: u32 = 13;
 const ALL_WINDOW: u32 = 8;
-/// Below this many non-zero values a commitment runs on one thread.
-const PARALLEL_COMMIT: usize = 64;
+/// From this many non-zero values on, [`Committer::commit`] uses the bucket method.
+pub const DENSE_TERMS: usize = 48;
 
 /// Commits vectors of up to 256 scalars; holds the precomputed tables.
 #[derive(Debug)]
@@ -25,6 +29,8 @@ pub struct Committer {
     fast: FixedBaseTable,
     /// `G_0..G_255` then `Q` at index 256.
     all: FixedBaseTable,
+    /// Window shifts of `G_0..G_255, Q` for dense vectors.
+    dense: FixedBaseMsm,
     width: usize,
     build_time: Duration,
 }
@@ -40,9 +46,11 @@ impl Committer {
         // building inside a lazy initialiser cannot deadlock the rayon pool).
         let fast = FixedBaseTable::new(fast_bases, FAST_WINDOW);
         let all = FixedBaseTable::new(&bases, ALL_WINDOW);
+        let dense = crs.msm_table().clone();
         Committer {
             fast,
             all,
+            dense,
             width: crs.g.len(),
             build_time: start.elapsed(),
         }
@@ -56,7 +64,7 @@ impl Committer {
 
     /// Bytes held by the precomputed tables.
     pub fn memory_bytes(&self) -> usize {
-        self.fast.memory_bytes() + self.all.memory_bytes()
+        self.fast.memory_bytes() + self.all.memory_bytes() + self.dense.memory_bytes()
     }
 
     /// How long building the tables took.
@@ -93,16 +101,10 @@ impl Committer {
     pub fn commit(&self, values: &[Fr]) -> Element {
         let values = &values[..values.len().min(self.width)];
         let nonzero = values.iter().filter(|v| !v.is_zero()).count();
-        #[cfg(feature = "parallel")]
-        if nonzero >= PARALLEL_COMMIT {
-            let mid = values.len() / 2;
-            let (a, b) = rayon::join(
-                || self.commit_range(values, 0, mid),
-                || self.commit_range(values, mid, values.len()),
-            );
-            return a + b;
+        if nonzero >= DENSE_TERMS {
+            // The bucket pass splits itself between two rayon tasks.
+            return self.dense.msm(values);
         }
-        let _ = nonzero;
         self.commit_range(values, 0, values.len())
     }
 
@@ -139,7 +141,7 @@ impl Committer {
 
     /// `Σ scalars[i]·B_i` over the 257 bases `G_0..G_255, Q` (used by the IPA prover).
     pub(crate) fn commit_with_q(&self, scalars: &[Fr]) -> Element {
-        self.all.msm(scalars)
+        self.dense.msm(scalars)
     }
 
     /// Commits many vectors, in parallel.
@@ -149,7 +151,14 @@ impl Committer {
             use rayon::prelude::*;
             vectors
                 .par_iter()
-                .map(|v| self.commit_range(v, 0, v.len().min(self.width)))
+                .map(|v| {
+                    let v = &v[..v.len().min(self.width)];
+                    if v.iter().filter(|x| !x.is_zero()).count() >= DENSE_TERMS {
+                        self.dense.msm(v)
+                    } else {
+                        self.commit_range(v, 0, v.len())
+                    }
+                })
                 .collect()
         }
         #[cfg(not(feature = "parallel"))]

@@ -165,26 +165,26 @@ impl IpaProof {
             s = s.iter().flat_map(|v| [*v, *v * xi]).collect();
         }
         let b_final = inner_product(&s, &b);
-        // C + y·w·Q + Σ x_k·L_k + x_k⁻¹·R_k − a·Σ s_i·G_i − a·b_final·w·Q = 0
-        let mut scalars: Vec<Fr> = s.iter().map(|si| -(self.a * si)).collect();
-        let mut extra_pts = Vec::with_capacity(2 * IPA_ROUNDS + 2);
-        for k in 0..IPA_ROUNDS {
-            extra_pts.push(self.l[k]);
-            scalars.push(xs[k]);
-        }
-        for k in 0..IPA_ROUNDS {
-            extra_pts.push(self.r[k]);
-            scalars.push(x_invs[k]);
-        }
-        extra_pts.push(commitment);
-        scalars.push(Fr::one());
-        extra_pts.push(crs.q);
-        scalars.push(w * (*y - self.a * b_final));
-        let proj: Vec<_> = extra_pts.iter().map(|e| *e.as_projective()).collect();
-        let extra_aff =
-            <ark_ed_on_bls12_381_bandersnatch::EdwardsProjective as ark_ec::CurveGroup>::normalize_batch(&proj);
-        let mut bases = crs.g_affine.clone();
-        bases.extend(extra_aff);
-        banderwagon::vartime_multi_scalar_mul_affine(&bases, &scalars).is_identity()
+        // C + y·w·Q + Σ x_k·L_k + x_k⁻¹·R_k − a·Σ s_i·G_i − a·b_final·w·Q = 0: the fixed
+        // bases (G, Q) from the CRS's precomputed table, L and R by Straus, in parallel.
+        let mut fixed: Vec<Fr> = s.iter().map(|si| -(self.a * si)).collect();
+        fixed.push(w * (*y - self.a * b_final));
+        let mut var_pts = Vec::with_capacity(2 * IPA_ROUNDS);
+        var_pts.extend_from_slice(&self.l);
+        var_pts.extend_from_slice(&self.r);
+        let mut var_scalars = xs;
+        var_scalars.extend_from_slice(&x_invs);
+        let table = crs.msm_table();
+        #[cfg(feature = "parallel")]
+        let (fixed_sum, var_sum) = rayon::join(
+            || table.msm(&fixed),
+            || banderwagon::vartime_straus(&var_pts, &var_scalars),
+        );
+        #[cfg(not(feature = "parallel"))]
+        let (fixed_sum, var_sum) = (
+            table.msm(&fixed),
+            banderwagon::vartime_straus(&var_pts, &var_scalars),
+        );
+        (fixed_sum + var_sum + commitment).is_identity()
     }
 }

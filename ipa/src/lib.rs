@@ -28,7 +28,7 @@ mod multiproof;
 mod pedersen;
 mod transcript;
 
-pub use committer::{Committer, FAST_BASES};
+pub use committer::{Committer, DENSE_TERMS, FAST_BASES};
 pub use crs::{Crs, CRS_SIZE, PEDERSEN_SEED};
 pub use error::{ProofDecodeError, VerifyError};
 pub use ipa_proof::{IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};

@@ -117,19 +117,35 @@ impl MultiProof {
         let r_pows = powers(&r, queries.len());
 
         // Aggregate Σ rⁱ·f_i per opening point, so the division runs once per distinct z.
-        let mut by_point: Vec<Vec<usize>> = vec![Vec::new(); DOMAIN_SIZE];
-        for (i, q) in queries.iter().enumerate() {
-            by_point[q.point as usize].push(i);
+        // Openings of the same polynomial (same slice) at the same point first add their
+        // powers of r, so a polynomial opened many times at one point costs one pass.
+        let mut by_point: Vec<Vec<(usize, Fr)>> = vec![Vec::new(); DOMAIN_SIZE];
+        {
+            let mut order: Vec<usize> = (0..queries.len()).collect();
+            let key = |i: &usize| {
+                let q = &queries[*i];
+                (q.point, q.poly.as_ptr() as usize, q.poly.len())
+            };
+            order.sort_unstable_by_key(key);
+            let mut k = 0;
+            while k < order.len() {
+                let first = order[k];
+                let mut coeff = Fr::zero();
+                while k < order.len() && key(&order[k]) == key(&first) {
+                    coeff += r_pows[order[k]];
+                    k += 1;
+                }
+                by_point[queries[first].point as usize].push((first, coeff));
+            }
         }
-        let aggregate = |idxs: &Vec<usize>| -> Option<Vec<Fr>> {
-            if idxs.is_empty() {
+        let aggregate = |terms: &Vec<(usize, Fr)>| -> Option<Vec<Fr>> {
+            if terms.is_empty() {
                 return None;
             }
             let mut acc = vec![Fr::zero(); DOMAIN_SIZE];
-            for &i in idxs {
-                let rp = r_pows[i];
-                for (a, f) in acc.iter_mut().zip(queries[i].poly) {
-                    *a += rp * f;
+            for (i, coeff) in terms {
+                for (a, f) in acc.iter_mut().zip(queries[*i].poly) {
+                    *a += *coeff * f;
                 }
             }
             Some(acc)

@@ -1,0 +1,58 @@
+//! Criterion benches for the group's multi-scalar multiplications.
+//!
+//! `cargo bench -p banderwagon --bench msm -- --warm-up-time 1 --measurement-time 5 --sample-size 10`
+#![allow(clippy::unwrap_used)]
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
+use std::hint::black_box;
+
+use banderwagon::arith::UniformRand;
+use banderwagon::{multi_scalar_mul, vartime_straus, Element, FixedBaseMsm, FixedBaseTable, Fr};
+use criterion::{criterion_group, criterion_main, Criterion};
+use rand::{rngs::StdRng, SeedableRng};
+
+fn random_points(n: usize, rng: &mut StdRng) -> Vec<Element> {
+    let g = Element::generator();
+    let step = g * Fr::rand(rng);
+    // Cheap distinct points: a random start and a random step.
+    let mut p = g * Fr::rand(rng);
+    (0..n)
+        .map(|_| {
+            p += step;
+            p
+        })
+        .collect()
+}
+
+fn bench_msm(c: &mut Criterion) {
+    let mut rng = StdRng::seed_from_u64(5);
+    let bases = random_points(257, &mut rng);
+    let scalars: Vec<Fr> = (0..257).map(|_| Fr::rand(&mut rng)).collect();
+    let table = FixedBaseMsm::new(&bases, FixedBaseMsm::DEFAULT_WINDOW);
+    c.bench_function("fixed-base msm 257 (bucket over window shifts)", |b| {
+        b.iter(|| table.msm(black_box(&scalars)))
+    });
+    let mut g = c.benchmark_group("fixed-base setup");
+    g.sample_size(10);
+    g.bench_function("build window shifts of 257 bases", |b| {
+        b.iter(|| FixedBaseMsm::new(black_box(&bases), FixedBaseMsm::DEFAULT_WINDOW))
+    });
+    g.finish();
+    let per_base = FixedBaseTable::new(&bases[..2], 8);
+    c.bench_function("fixed-base mul 1 (8-bit window table)", |b| {
+        b.iter(|| per_base.mul(1, black_box(&scalars[0])))
+    });
+    c.bench_function("variable-base msm 16 (Straus)", |b| {
+        b.iter(|| vartime_straus(black_box(&bases[..16]), black_box(&scalars[..16])))
+    });
+    for n in [4_000usize, 32_000] {
+        let pts = random_points(n, &mut rng);
+        let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        c.bench_function(&format!("variable-base msm {n} (Pippenger)"), |b| {
+            b.iter(|| multi_scalar_mul(black_box(&pts), black_box(&sc)))
+        });
+    }
+}
+
+criterion_group!(benches, bench_msm);
+criterion_main!(benches);

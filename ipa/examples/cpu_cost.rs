@@ -1,0 +1,147 @@
+//! CPU time per operation, for comparing changes on a shared, loaded machine.
+//!
+//! `cargo run --release -p ipa --example cpu_cost [filter]`
+//!
+//! Criterion's wall-clock medians move with the load other processes put on the cores;
+//! the CPU time this process spends per operation (user + system, summed over its
+//! threads, from `/proc/self/stat`) moves much less. Each line prints both.
+#![allow(clippy::unwrap_used)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use banderwagon::{arith::UniformRand, Fr};
+use ipa::{
+    hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery, Transcript,
+    VerifierQuery,
+};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
+/// CPU seconds used by this process so far (Linux; clock ticks of 10 ms).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 of stat(5), counted from the state field (3) here.
+    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+fn measure(name: &str, filter: &Option<String>, mut op: impl FnMut()) {
+    if let Some(f) = filter {
+        if !name.contains(f.as_str()) {
+            return;
+        }
+    }
+    op();
+    let (wall0, cpu0) = (Instant::now(), cpu_seconds());
+    let mut n = 0u64;
+    while wall0.elapsed().as_secs_f64() < 2.0 || cpu_seconds() - cpu0 < 0.5 {
+        op();
+        n += 1;
+    }
+    let wall = wall0.elapsed().as_secs_f64() / n as f64;
+    let cpu = (cpu_seconds() - cpu0) / n as f64;
+    println!(
+        "{name:<44} cpu {:>10.1} µs   wall {:>10.1} µs   ({n} runs)",
+        cpu * 1e6,
+        wall * 1e6
+    );
+}
+
+fn main() {
+    let filter = std::env::args().nth(1);
+    let crs = Crs::eip6800();
+    let t = Instant::now();
+    let committer = Committer::eip6800();
+    println!(
+        "committer tables {:.1} MiB, built in {:?}",
+        committer.memory_bytes() as f64 / (1 << 20) as f64,
+        t.elapsed()
+    );
+    let mut rng = StdRng::seed_from_u64(1);
+    let poly: Vec<Fr> = (0..256).map(|_| Fr::rand(&mut rng)).collect();
+    let (old, new) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
+    measure("commit 256 values", &filter, || {
+        black_box(committer.commit(black_box(&poly)));
+    });
+    for index in [3usize, 100] {
+        measure(
+            &format!("commit delta 1 slot (index {index})"),
+            &filter,
+            || {
+                black_box(committer.commit_delta(black_box(index), &old, &new));
+            },
+        );
+    }
+    let input: [u8; 64] = std::array::from_fn(|_| rng.gen());
+    measure("tree key (pedersen hash 64 bytes)", &filter, || {
+        black_box(hash64(committer, black_box(&input)));
+    });
+    let addr: [u8; 32] = std::array::from_fn(|_| rng.gen());
+    let hasher = AddressHasher::new(committer, &addr);
+    let idx: [u8; 32] = std::array::from_fn(|i| if i < 2 { rng.gen() } else { 0 });
+    measure("tree key, address half cached", &filter, || {
+        black_box(hasher.tree_key(black_box(&idx), 7));
+    });
+    let c = committer.commit(&poly);
+    let z = Fr::rand(&mut rng);
+    measure("ipa prove 256", &filter, || {
+        black_box(IpaProof::prove(
+            committer,
+            &mut Transcript::new(b"ipa"),
+            c,
+            poly.clone(),
+            &z,
+        ));
+    });
+    let (proof, y) = IpaProof::prove(committer, &mut Transcript::new(b"ipa"), c, poly.clone(), &z);
+    measure("ipa verify 256", &filter, || {
+        assert!(proof.verify(crs, &mut Transcript::new(b"ipa"), c, &z, &y));
+    });
+    for n in [1usize, 1_000, 16_000] {
+        let distinct = n.div_ceil(4);
+        let polys: Vec<Vec<Fr>> = (0..distinct)
+            .map(|k| {
+                let mut p = poly.clone();
+                p[k % 256] += Fr::from(k as u64 + 1);
+                p
+            })
+            .collect();
+        let comms = committer.batch_commit(&polys);
+        let pq: Vec<ProverQuery> = (0..n)
+            .map(|i| {
+                let z: u8 = rng.gen();
+                ProverQuery {
+                    commitment: comms[i / 4],
+                    poly: &polys[i / 4],
+                    point: z,
+                    result: polys[i / 4][z as usize],
+                }
+            })
+            .collect();
+        measure(&format!("multiproof prove {n}"), &filter, || {
+            black_box(MultiProof::prove(
+                committer,
+                &mut Transcript::new(b"vt"),
+                &pq,
+            ));
+        });
+        let mp = MultiProof::prove(committer, &mut Transcript::new(b"vt"), &pq);
+        let vq: Vec<VerifierQuery> = pq
+            .iter()
+            .map(|q| VerifierQuery {
+                commitment: q.commitment,
+                point: q.point,
+                result: q.result,
+            })
+            .collect();
+        measure(&format!("multiproof verify {n}"), &filter, || {
+            mp.verify(crs, &mut Transcript::new(b"vt"), &vq).unwrap();
+        });
+    }
+    let filter_build = filter.clone();
+    measure("committer setup (build tables)", &filter_build, || {
+        black_box(Committer::new(crs));
+    });
+}
