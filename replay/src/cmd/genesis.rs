@@ -20,6 +20,16 @@ pub enum LayoutArg {
     Eip6800,
 }
 
+impl LayoutArg {
+    /// The name on the command line and in a datadir's meta.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LayoutArg::Legacy => "legacy",
+            LayoutArg::Eip6800 => "eip6800",
+        }
+    }
+}
+
 impl From<LayoutArg> for Layout {
     fn from(l: LayoutArg) -> Layout {
         match l {
