@@ -129,7 +129,10 @@ pub fn init_genesis(
         let Some(root) = stored else {
             bail!("{where_}: field genesis root: missing or not 32 bytes in the datadir's meta");
         };
-        info!("{where_}: resuming at block {h} (genesis root {})", to_hex(&root));
+        info!(
+            "{where_}: resuming at block {h} (genesis root {})",
+            to_hex(&root)
+        );
         return Ok(GenesisOutcome {
             root,
             leaves: 0,

@@ -225,7 +225,12 @@ fn header_object(v: &Json) -> &Json {
     if let Some(p) = v.pointer("/message/body/execution_payload") {
         return p;
     }
-    for k in ["execution_payload", "executionPayload", "blockHeader", "header"] {
+    for k in [
+        "execution_payload",
+        "executionPayload",
+        "blockHeader",
+        "header",
+    ] {
         if let Some(p) = v.get(k).filter(|p| p.is_object()) {
             return p;
         }
@@ -331,16 +336,18 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let w = empty_witness_json();
         let root = format!("0x{}", "11".repeat(32));
-        let b = |n: u64| {
-            serde_json::json!({"blockNumber": n, "stateRoot": root, "executionWitness": w})
-        };
+        let b = |n: u64| serde_json::json!({"blockNumber": n, "stateRoot": root, "executionWitness": w});
         let doc = serde_json::json!({"blocks": [b(1), b(2)]});
         let f1 = write(
             dir.path(),
             "doc.json",
             &serde_json::to_string_pretty(&doc).expect("json"),
         );
-        let f2 = write(dir.path(), "lines.jsonl", &format!("{}\n\n{}\n", b(3), b(4)));
+        let f2 = write(
+            dir.path(),
+            "lines.jsonl",
+            &format!("{}\n\n{}\n", b(3), b(4)),
+        );
         let beacon = serde_json::json!({"data": {"message": {"body": {"execution_payload": {
             "block_number": "5", "state_root": root, "execution_witness": w}}}}});
         let f3 = write(

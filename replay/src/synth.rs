@@ -274,7 +274,8 @@ impl Synth {
         self.number += 1;
         let genesis_accounts = self.config.accounts.max(2);
         let mut keys: BTreeMap<TreeKey, Option<Value>> = BTreeMap::new();
-        let written = |k: &BTreeMap<TreeKey, Option<Value>>| k.values().filter(|v| v.is_some()).count();
+        let written =
+            |k: &BTreeMap<TreeKey, Option<Value>>| k.values().filter(|v| v.is_some()).count();
         while written(&keys) < self.config.updates.max(1) {
             let op = self.rng.unit();
             let from = self.rng.zipf(genesis_accounts) as usize;
@@ -314,7 +315,7 @@ impl Synth {
                         keys.insert(key, Some(self.rng.bytes32()));
                     }
                 }
-            } else if op < 0.97 {
+            } else if op < 0.99 {
                 // A transfer to a new account.
                 self.debit(from, 1_000_000);
                 self.write_header(from, &mut keys)?;
@@ -323,7 +324,7 @@ impl Synth {
                 // A contract deployment: header leaves and every code chunk.
                 self.debit(from, 0);
                 self.write_header(from, &mut keys)?;
-                let len = self.rng.range(200, 8000) as usize;
+                let len = self.rng.range(100, 3000) as usize;
                 let code = self.rng.bytes(len);
                 self.new_account(code, &mut keys)?;
             }

@@ -59,7 +59,13 @@ fn vectors_dir() -> Option<PathBuf> {
 }
 
 /// Prints one line of the demo (text, or a JSON object with `step`).
-fn say(out: &mut dyn Write, json: bool, step: &str, v: serde_json::Value, text: String) -> Result<()> {
+fn say(
+    out: &mut dyn Write,
+    json: bool,
+    step: &str,
+    v: serde_json::Value,
+    text: String,
+) -> Result<()> {
     if json {
         let mut v = v;
         v["step"] = serde_json::json!(step);
@@ -148,7 +154,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let tmp;
     let work: PathBuf = match &args.workdir {
         Some(d) => {
-            std::fs::create_dir_all(d).with_context(|| format!("{}: cannot create", d.display()))?;
+            std::fs::create_dir_all(d)
+                .with_context(|| format!("{}: cannot create", d.display()))?;
             d.clone()
         }
         None => {
@@ -159,42 +166,56 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             tmp.path().to_path_buf()
         }
     };
-    let (genesis, blocks, layout, chain, keys): (PathBuf, Vec<PathBuf>, LayoutArg, Chain, Vec<TreeKey>) =
-        if args.kaustinen6 {
-            let Some(v) = vectors_dir() else {
-                bail!("../shared/vectors: not found (set FVERKLE_VECTORS); --kaustinen6 needs the Kaustinen6 chain vectors");
-            };
-            let genesis = v.join("genesis/devnet6_genesis.json");
-            let chain = v.join("chain/kaustinen6_witness_chain_0001-0200.json");
-            for p in [&genesis, &chain] {
-                if !p.is_file() {
-                    bail!("{}: missing; --kaustinen6 reads it in place", p.display());
-                }
+    let (genesis, blocks, layout, chain, keys): (
+        PathBuf,
+        Vec<PathBuf>,
+        LayoutArg,
+        Chain,
+        Vec<TreeKey>,
+    ) = if args.kaustinen6 {
+        let Some(v) = vectors_dir() else {
+            bail!("../shared/vectors: not found (set FVERKLE_VECTORS); --kaustinen6 needs the Kaustinen6 chain vectors");
+        };
+        let genesis = v.join("genesis/devnet6_genesis.json");
+        let chain = v.join("chain/kaustinen6_witness_chain_0001-0200.json");
+        for p in [&genesis, &chain] {
+            if !p.is_file() {
+                bail!("{}: missing; --kaustinen6 reads it in place", p.display());
             }
-            say(
-                out,
-                json,
-                "kaustinen6",
-                serde_json::json!({"genesis": genesis.display().to_string(), "blocks": chain.display().to_string()}),
-                format!("fverkle demo: Kaustinen6 blocks 1..200 from {}", chain.display()),
-            )?;
-            // Keys of the genesis accounts' header stems and a few absent ones.
-            let keys = vec![[0u8; 32], [0x42; 32]];
-            (genesis, vec![chain], LayoutArg::Legacy, Chain::Kaustinen6, keys)
-        } else {
-            let config = SynthConfig {
-                accounts: args.accounts,
-                blocks: args.blocks,
-                updates: args.updates,
-                seed: args.seed,
-                layout: verkle::keys::Layout::Eip6800,
-            };
-            let export = work.join("blocks.jsonl");
-            let genesis = work.join("genesis.json");
-            let t = Instant::now();
-            let (root, written, genesis_s) = generate(config, &export, &genesis)?;
-            let secs = t.elapsed().as_secs_f64();
-            say(
+        }
+        say(
+            out,
+            json,
+            "kaustinen6",
+            serde_json::json!({"genesis": genesis.display().to_string(), "blocks": chain.display().to_string()}),
+            format!(
+                "fverkle demo: Kaustinen6 blocks 1..200 from {}",
+                chain.display()
+            ),
+        )?;
+        // Keys of the genesis accounts' header stems and a few absent ones.
+        let keys = vec![[0u8; 32], [0x42; 32]];
+        (
+            genesis,
+            vec![chain],
+            LayoutArg::Legacy,
+            Chain::Kaustinen6,
+            keys,
+        )
+    } else {
+        let config = SynthConfig {
+            accounts: args.accounts,
+            blocks: args.blocks,
+            updates: args.updates,
+            seed: args.seed,
+            layout: verkle::keys::Layout::Eip6800,
+        };
+        let export = work.join("blocks.jsonl");
+        let genesis = work.join("genesis.json");
+        let t = Instant::now();
+        let (root, written, genesis_s) = generate(config, &export, &genesis)?;
+        let secs = t.elapsed().as_secs_f64();
+        say(
                 out,
                 json,
                 "gen",
@@ -205,10 +226,14 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
                     args.accounts, args.blocks, args.seed
                 ),
             )?;
-            let mut synth_keys = crate::synth::Synth::genesis(SynthConfig { blocks: 0, ..config })?.0;
-            let keys = synth_keys.sample_keys(64);
-            (genesis, vec![export], LayoutArg::Eip6800, Chain::None, keys)
-        };
+        let mut synth_keys = crate::synth::Synth::genesis(SynthConfig {
+            blocks: 0,
+            ..config
+        })?
+        .0;
+        let keys = synth_keys.sample_keys(64);
+        (genesis, vec![export], LayoutArg::Eip6800, Chain::None, keys)
+    };
 
     let mut outcome = Outcome::Ok;
     let mut runs: Vec<(Mode, ModeRun)> = Vec::new();
@@ -264,7 +289,11 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         serde_json::json!({"ok": outcome == Outcome::Ok, "seconds": secs}),
         format!(
             "fverkle demo: {} in {secs:.1} s",
-            if outcome == Outcome::Ok { "every witness and root verified" } else { "MISMATCH" }
+            if outcome == Outcome::Ok {
+                "every witness and root verified"
+            } else {
+                "MISMATCH"
+            }
         ),
     )?;
     Ok(outcome)

@@ -49,7 +49,8 @@ pub fn parse_keys(text: &str, name: &str) -> Result<Vec<TreeKey>> {
         if line.is_empty() {
             continue;
         }
-        let k = parse_root(line).map_err(|e| anyhow::anyhow!("{name}: line {}: key: {e}", i + 1))?;
+        let k =
+            parse_root(line).map_err(|e| anyhow::anyhow!("{name}: line {}: key: {e}", i + 1))?;
         keys.push(k);
     }
     if keys.is_empty() {
@@ -113,7 +114,9 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
         }
     };
     match &args.out {
-        Some(p) => std::fs::write(p, &bytes).with_context(|| format!("{}: cannot write", p.display()))?,
+        Some(p) => {
+            std::fs::write(p, &bytes).with_context(|| format!("{}: cannot write", p.display()))?
+        }
         None => out.write_all(&bytes)?,
     }
     tracing::info!(

@@ -118,8 +118,15 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         chain: args.chain,
         mode: args.mode,
     };
-    let (outcome, summary, line) =
-        replay_into(state.as_mut(), &spec, &where_, &args.blocks, json, out, true)?;
+    let (outcome, summary, line) = replay_into(
+        state.as_mut(),
+        &spec,
+        &where_,
+        &args.blocks,
+        json,
+        out,
+        true,
+    )?;
     if json {
         writeln!(out, "{summary}")?;
     } else {
