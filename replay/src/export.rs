@@ -44,7 +44,7 @@ pub struct ExportedBlock {
 
 /// Reads the blocks of several export files in order, lazily.
 pub struct ExportReader {
-    files: std::vec::IntoIter<PathBuf>,
+    files: std::collections::VecDeque<PathBuf>,
     current: Option<FileBlocks>,
 }
 
@@ -69,7 +69,7 @@ impl ExportReader {
     /// A reader over `files`, in order (`-` is stdin).
     pub fn new(files: &[PathBuf]) -> ExportReader {
         ExportReader {
-            files: files.to_vec().into_iter(),
+            files: files.iter().cloned().collect(),
             current: None,
         }
     }
@@ -155,7 +155,7 @@ impl Iterator for ExportReader {
     fn next(&mut self) -> Option<Result<ExportedBlock>> {
         loop {
             let Some(cur) = self.current.as_mut() else {
-                let path = self.files.next()?;
+                let path = self.files.pop_front()?;
                 match start_file(&path) {
                     Ok(f) => self.current = Some(f),
                     Err(e) => return Some(Err(e)),

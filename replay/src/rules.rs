@@ -12,6 +12,9 @@ pub const HISTORY_ACCOUNT: [u8; 20] = {
     a
 };
 
+/// Writes as `(key, Some(value))` (or `None` to delete).
+pub type Writes = Vec<(TreeKey, Option<Value>)>;
+
 /// A chain whose history needs named rules.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chain {
@@ -38,7 +41,7 @@ impl Chain {
         &self,
         number: u64,
         layout: Layout,
-    ) -> Result<Option<(&'static str, Vec<(TreeKey, Option<Value>)>)>> {
+    ) -> Result<Option<(&'static str, Writes)>> {
         match (self, number) {
             (Chain::Kaustinen6, 1) => {
                 let account = AccountState {

@@ -213,7 +213,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         let export = work.join("blocks.jsonl");
         let genesis = work.join("genesis.json");
         let t = Instant::now();
-        let (root, written, genesis_s) = generate(config, &export, &genesis)?;
+        let g = generate(config, &export, &genesis)?;
+        let (root, written, genesis_s) = (g.root, g.written, g.genesis_s);
         let secs = t.elapsed().as_secs_f64();
         say(
                 out,
@@ -226,12 +227,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
                     args.accounts, args.blocks, args.seed
                 ),
             )?;
-        let mut synth_keys = crate::synth::Synth::genesis(SynthConfig {
-            blocks: 0,
-            ..config
-        })?
-        .0;
-        let keys = synth_keys.sample_keys(64);
+        let keys = g.sample_keys;
         (genesis, vec![export], LayoutArg::Eip6800, Chain::None, keys)
     };
 

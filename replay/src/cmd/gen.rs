@@ -48,13 +48,20 @@ pub fn genesis_path_for(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Generates `config` into `out` (and its genesis into `genesis_out`); returns the final
-/// root, the keys written and the seconds spent on the genesis.
-pub fn generate(
-    config: SynthConfig,
-    out: &Path,
-    genesis_out: &Path,
-) -> Result<([u8; 32], u64, f64)> {
+/// What [`generate`] wrote.
+pub struct Generated {
+    /// The root after the last block.
+    pub root: [u8; 32],
+    /// Keys written, all blocks.
+    pub written: u64,
+    /// Seconds spent on the genesis.
+    pub genesis_s: f64,
+    /// Keys to prove against the final state (present and absent ones).
+    pub sample_keys: Vec<verkle::keys::TreeKey>,
+}
+
+/// Generates `config` into `out` (and its genesis into `genesis_out`).
+pub fn generate(config: SynthConfig, out: &Path, genesis_out: &Path) -> Result<Generated> {
     let t = Instant::now();
     let (mut synth, genesis_text) = Synth::genesis(config)?;
     std::fs::write(genesis_out, genesis_text.as_bytes())
@@ -83,7 +90,12 @@ pub fn generate(
     }
     progress.finish();
     w.flush().with_context(|| format!("{name}: cannot write"))?;
-    Ok((synth.root(), written, genesis_s))
+    Ok(Generated {
+        root: synth.root(),
+        written,
+        genesis_s,
+        sample_keys: synth.sample_keys(64),
+    })
 }
 
 /// Runs the subcommand.
@@ -100,7 +112,12 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         seed: args.seed,
         layout: args.layout.into(),
     };
-    let (root, written, genesis_s) = generate(config, &args.out, &genesis_out)?;
+    let Generated {
+        root,
+        written,
+        genesis_s,
+        ..
+    } = generate(config, &args.out, &genesis_out)?;
     let secs = t.elapsed().as_secs_f64();
     if json {
         let line = serde_json::json!({
