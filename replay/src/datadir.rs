@@ -11,7 +11,8 @@ use verkle::keys::Layout;
 use crate::cmd::genesis::LayoutArg;
 use crate::hexarg::to_hex;
 use crate::rules::Chain;
-use crate::state::{meta, MemoryState, State};
+use crate::state::{meta, MemoryState, State, TreeState};
+use verkle::store::RocksStore;
 
 /// Which tree holds the state.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +35,7 @@ impl Mode {
 }
 
 /// Whether this build can keep state in a datadir (the RocksDB node store).
-pub const DATADIR_AVAILABLE: bool = false;
+pub const DATADIR_AVAILABLE: bool = true;
 
 /// Whether this build has the tree kind `mode`.
 pub fn mode_available(mode: Mode) -> bool {
@@ -52,10 +53,12 @@ pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> 
             bail!("--mode fractional is not available yet: the sharded tree (fractional crate) has not landed")
         }
         (Some(dir), Mode::Single) => {
-            bail!(
-                "{}: --datadir is not available yet: the RocksDB node store has not landed",
-                dir.display()
-            )
+            let name = dir.display();
+            std::fs::create_dir_all(dir).with_context(|| format!("{name}: cannot create"))?;
+            let store = RocksStore::open(dir).with_context(|| format!("{name}: cannot open"))?;
+            let state = TreeState::open(store)
+                .with_context(|| format!("{name}: the stored tree does not open"))?;
+            Ok(Box::new(state))
         }
     }
 }

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use verkle::keys::{TreeKey, Value};
-use verkle::store::MemoryStore;
+use verkle::store::{MemoryStore, NodeStore};
 use verkle::Tree;
 use witness::OwnedExecutionWitness;
 
@@ -88,6 +88,54 @@ impl State for MemoryState {
 
     fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.meta.get(key).cloned())
+    }
+
+    fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness> {
+        self.tree
+            .prove_with_new_values(keys)
+            .context("proving from the tree")
+    }
+}
+
+/// A single tree over a node store that keeps height and meta itself (in a datadir,
+/// [`verkle::store::RocksStore`]): nodes, height and meta of a block go in one atomic write.
+#[derive(Debug)]
+pub struct TreeState<S: NodeStore> {
+    tree: Tree<S>,
+}
+
+impl<S: NodeStore> TreeState<S> {
+    /// Opens the tree persisted in `store` (empty when the store is).
+    pub fn open(store: S) -> Result<TreeState<S>> {
+        Ok(TreeState {
+            tree: Tree::open(store)?,
+        })
+    }
+}
+
+impl<S: NodeStore> State for TreeState<S> {
+    fn get(&mut self, key: &TreeKey) -> Result<Option<Value>> {
+        Ok(self.tree.get(key)?)
+    }
+
+    fn apply(&mut self, writes: &[(TreeKey, Option<Value>)]) -> Result<()> {
+        Ok(self.tree.apply(writes.iter().copied())?)
+    }
+
+    fn root(&mut self) -> [u8; 32] {
+        self.tree.root_bytes()
+    }
+
+    fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {
+        Ok(self.tree.persist_with(height, meta)?)
+    }
+
+    fn height(&self) -> Option<u64> {
+        self.tree.height()
+    }
+
+    fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.tree.store().get_meta(key).map_err(|e| anyhow!(e))
     }
 
     fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness> {

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod datadir;
 mod gen;
 mod replay;
 mod verify;
