@@ -193,8 +193,12 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
                 chain.display()
             ),
         )?;
-        // Keys of the genesis accounts' header stems and a few absent ones.
-        let keys = vec![[0u8; 32], [0x42; 32]];
+        // The EIP-2935 history account's header (written since block 1) and an absent key.
+        let history = verkle::keys::AccountKeys::new(&verkle::keys::address32(
+            &crate::rules::HISTORY_ACCOUNT,
+        ));
+        let mut keys: Vec<TreeKey> = (0..4).map(|s| history.header_key(s)).collect();
+        keys.push([0x42; 32]);
         (
             genesis,
             vec![chain],
