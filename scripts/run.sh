@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's main job: commit, prove and verify with the EIP-6800 CRS and report timings.
+# The README's main job: `fverkle demo` — generate a synthetic chain, replay it verifying every
+# witness and root, prove and verify, print timings. Arguments go to `fverkle demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-exec cargo run --release -q -p ipa --example demo -- "$@"
+exec cargo run --release -q -p replay --bin fverkle -- demo "$@"

@@ -10,8 +10,15 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod datadir;
+mod export;
 mod hexarg;
 mod outcome;
+mod progress;
+mod replayer;
+mod rules;
+mod state;
+mod synth;
 
 use outcome::Outcome;
 
@@ -22,7 +29,7 @@ struct Cli {
     /// Print results as JSON Lines.
     #[arg(long, global = true)]
     json: bool,
-    /// Log more (-v info, -vv debug); logs go to stderr.
+    /// Log more (-v debug, -vv trace); logs (info by default) go to stderr.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
     #[command(subcommand)]
@@ -35,15 +42,23 @@ enum Command {
     Verify(cmd::verify::Args),
     /// Apply `tree_key,value` CSV files in order to one tree; print the root after each.
     Root(cmd::root::Args),
-    /// Print the state root of a genesis file.
+    /// Print the state root of a genesis file; with `--datadir`, write that state.
     Genesis(cmd::genesis::Args),
+    /// Replay exported blocks: verify each witness, check pre-values, apply, compare roots.
+    Replay(cmd::replay::Args),
+    /// Write a synthetic, mainnet-like block export (and its genesis) with our prover.
+    Gen(cmd::gen::Args),
+    /// Write a witness for keys against a datadir's current state.
+    Prove(cmd::prove::Args),
+    /// The main job: generate a synthetic chain, replay it, prove and verify; print timings.
+    Demo(cmd::demo::Args),
 }
 
 fn init_logging(verbose: u8) {
     let level = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
+        0 => "info",
+        1 => "debug",
+        _ => "trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("FVERKLE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
@@ -76,6 +91,10 @@ fn main() -> ExitCode {
         Command::Verify(args) => cmd::verify::run(args, cli.json, &mut out),
         Command::Root(args) => cmd::root::run(args, cli.json, &mut out),
         Command::Genesis(args) => cmd::genesis::run(args, cli.json, &mut out),
+        Command::Replay(args) => cmd::replay::run(args, cli.json, &mut out),
+        Command::Gen(args) => cmd::gen::run(args, cli.json, &mut out),
+        Command::Prove(args) => cmd::prove::run(args, cli.json, &mut out),
+        Command::Demo(args) => cmd::demo::run(args, cli.json, &mut out),
     };
     let flushed = out.flush();
     match result {

@@ -20,6 +20,16 @@ pub enum LayoutArg {
     Eip6800,
 }
 
+impl LayoutArg {
+    /// The name on the command line and in a datadir's meta.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LayoutArg::Legacy => "legacy",
+            LayoutArg::Eip6800 => "eip6800",
+        }
+    }
+}
+
 impl From<LayoutArg> for Layout {
     fn from(l: LayoutArg) -> Layout {
         match l {
@@ -37,10 +47,19 @@ pub struct Args {
     layout: LayoutArg,
     /// A geth genesis file (with `alloc`) or a bare alloc object.
     genesis: PathBuf,
+    /// Write the genesis state here (height 0), for `replay` and `prove` to continue from.
+    #[arg(long)]
+    datadir: Option<PathBuf>,
+    /// The chain rule set recorded in the datadir (see `replay --chain`).
+    #[arg(long, value_enum, default_value = "none", requires = "datadir")]
+    chain: crate::rules::Chain,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    if let Some(dir) = &args.datadir {
+        return run_datadir(args, dir, json, out);
+    }
     let name = args.genesis.display().to_string();
     let t = Instant::now();
     let text =
@@ -58,6 +77,39 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         writeln!(out, "{line}")?;
     } else {
         writeln!(out, "{}", to_hex(&root))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `--datadir`: writes the genesis state (or checks the one already there).
+fn run_datadir(
+    args: &Args,
+    dir: &std::path::Path,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<Outcome> {
+    use crate::datadir::{init_genesis, open_state, GenesisSpec, Mode};
+    let mut state = open_state(Some(dir), Mode::Single)?;
+    let spec = GenesisSpec {
+        path: args.genesis.clone(),
+        layout: args.layout,
+        chain: args.chain,
+        mode: Mode::Single,
+    };
+    let g = init_genesis(state.as_mut(), &spec, &dir.display().to_string())?;
+    if json {
+        let line = serde_json::json!({
+            "file": args.genesis.display().to_string(),
+            "datadir": dir.display().to_string(),
+            "leaves": g.leaves,
+            "written": g.written,
+            "height": state.height(),
+            "root": to_hex(&g.root),
+            "ms": g.ms,
+        });
+        writeln!(out, "{line}")?;
+    } else {
+        writeln!(out, "{}", to_hex(&g.root))?;
     }
     Ok(Outcome::Ok)
 }

@@ -1,5 +1,9 @@
 //! One module per subcommand.
 
+pub mod demo;
+pub mod gen;
 pub mod genesis;
+pub mod prove;
+pub mod replay;
 pub mod root;
 pub mod verify;

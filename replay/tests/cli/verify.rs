@@ -1,29 +1,8 @@
-//! The `fverkle` binary end to end: verdicts, exit codes, JSON output.
+//! `fverkle verify`, `root` and `genesis`: verdicts, exit codes, JSON output.
 
-#![allow(clippy::unwrap_used)]
-
-use std::path::PathBuf;
-
-use assert_cmd::Command;
-
-fn vectors() -> PathBuf {
-    let p = match std::env::var_os("FVERKLE_VECTORS") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors"),
-    };
-    assert!(
-        p.is_dir(),
-        "vectors directory {} is missing (set FVERKLE_VECTORS)",
-        p.display()
-    );
-    p
-}
+use crate::common::{fverkle, vectors};
 
 const ROOT_72: &str = "0x64e1a647f42e5c2e3c434531ccf529e1b3e93363a40db9fc8eec81f492123510";
-
-fn fverkle() -> Command {
-    Command::cargo_bin("fverkle").unwrap()
-}
 
 #[test]
 fn valid_witness_exits_0() {

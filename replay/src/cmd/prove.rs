@@ -1,0 +1,128 @@
+//! `fverkle prove --datadir DIR KEYS_FILE [--fractional] [--format json|ssz]`: a witness for
+//! keys against the datadir's current state.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use verkle::keys::{TreeKey, Value};
+
+use crate::datadir::{open_state, Mode};
+use crate::hexarg::parse_root;
+use crate::outcome::Outcome;
+use crate::state::meta;
+
+/// Output format of the witness.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// go-verkle JSON.
+    Json,
+    /// Consensus-spec SSZ bytes.
+    Ssz,
+}
+
+/// Arguments of `fverkle prove`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The datadir a replay or `genesis --datadir` wrote.
+    #[arg(long)]
+    datadir: PathBuf,
+    /// A file of tree keys, one 32-byte hex key per line (`#` comments and blank lines
+    /// allowed); `-` reads stdin.
+    keys: PathBuf,
+    /// Prove from a fractional (sharded) datadir.
+    #[arg(long)]
+    fractional: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Write the witness here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Parses a keys file: one 32-byte hex key per line.
+pub fn parse_keys(text: &str, name: &str) -> Result<Vec<TreeKey>> {
+    let mut keys = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let k =
+            parse_root(line).map_err(|e| anyhow::anyhow!("{name}: line {}: key: {e}", i + 1))?;
+        keys.push(k);
+    }
+    if keys.is_empty() {
+        bail!("{name}: no keys");
+    }
+    Ok(keys)
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let name = args.keys.display().to_string();
+    let text = if args.keys.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin()).context("reading stdin")?
+    } else {
+        std::fs::read_to_string(&args.keys).with_context(|| format!("{name}: cannot read"))?
+    };
+    let keys = parse_keys(&text, &name)?;
+    if !args.datadir.is_dir() {
+        bail!("{}: no such datadir", args.datadir.display());
+    }
+    let mode = if args.fractional {
+        Mode::Fractional
+    } else {
+        Mode::Single
+    };
+    let mut state = open_state(Some(&args.datadir), mode)?;
+    let dd = args.datadir.display();
+    let Some(height) = state.height() else {
+        bail!("{dd}: empty datadir (no genesis written)");
+    };
+    if let Some(m) = state.meta(meta::MODE)? {
+        if m != mode.name().as_bytes() {
+            bail!(
+                "{dd}: field {}: the datadir holds a {} tree, not {}",
+                String::from_utf8_lossy(meta::MODE),
+                String::from_utf8_lossy(&m),
+                mode.name()
+            );
+        }
+    }
+    let entries: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+    let root = state.root();
+    let owned = state
+        .prove(&entries)
+        .with_context(|| format!("{dd}: proving {} keys at block {height}", keys.len()))?;
+    let bytes = match args.format {
+        Format::Ssz => owned.to_ssz().context("encoding the witness as SSZ")?,
+        Format::Json => {
+            let w = owned.to_witness().context("encoding the witness")?;
+            let mut v = serde_json::json!({
+                "blockNumber": height,
+                "stateRoot": crate::hexarg::to_hex(&root),
+                "executionWitness": w.to_json_value(),
+            });
+            if let Some(c) = state.coordinator_root() {
+                v["coordinatorRoot"] = serde_json::json!(crate::hexarg::to_hex(&c));
+            }
+            let mut s = v.to_string();
+            s.push('\n');
+            s.into_bytes()
+        }
+    };
+    match &args.out {
+        Some(p) => {
+            std::fs::write(p, &bytes).with_context(|| format!("{}: cannot write", p.display()))?
+        }
+        None => out.write_all(&bytes)?,
+    }
+    tracing::info!(
+        "{dd}: proved {} keys at block {height} against root {}",
+        keys.len(),
+        crate::hexarg::to_hex(&root)
+    );
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,143 @@
+//! `fverkle replay --genesis GENESIS.json --layout L [--datadir DIR] [--chain C] [--mode M] BLOCKS...`
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::cmd::genesis::LayoutArg;
+use crate::datadir::{block_meta, init_genesis, open_state, GenesisSpec, Mode};
+use crate::export::ExportReader;
+use crate::outcome::Outcome;
+use crate::progress::Progress;
+use crate::replayer::{Replayer, Step};
+use crate::rules::Chain;
+use crate::state::State;
+
+/// Arguments of `fverkle replay`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Where the state lives (created when missing; a second run resumes after its last
+    /// block). Without it the state is kept in memory for this run only.
+    #[arg(long)]
+    datadir: Option<PathBuf>,
+    /// The genesis file (geth genesis with `alloc`, or a bare alloc).
+    #[arg(long)]
+    genesis: PathBuf,
+    /// Account layout of the chain.
+    #[arg(long, value_enum)]
+    layout: LayoutArg,
+    /// Named rules of a chain (see README, "Chain rules").
+    #[arg(long, value_enum, default_value = "none")]
+    chain: Chain,
+    /// Which tree holds the state.
+    #[arg(long, value_enum, default_value = "single")]
+    mode: Mode,
+    /// Exported block files: `{"blocks": [...]}`, JSON Lines of blocks, or beacon-API block
+    /// dumps; `-` reads stdin.
+    #[arg(required = true)]
+    blocks: Vec<PathBuf>,
+}
+
+/// Runs a replay of `blocks` onto `state`, printing reports to `out`; shared with `demo`.
+pub fn replay_into(
+    state: &mut dyn State,
+    spec: &GenesisSpec,
+    where_: &str,
+    blocks: &[PathBuf],
+    json: bool,
+    out: &mut dyn Write,
+    per_block: bool,
+) -> Result<(Outcome, serde_json::Value, String)> {
+    let genesis = init_genesis(state, spec, where_)?;
+    // Rates count the blocks only; the genesis import is reported on its own.
+    let start = Instant::now();
+    if json && per_block && genesis.written {
+        let line = serde_json::json!({
+            "genesis": spec.path.display().to_string(),
+            "leaves": genesis.leaves,
+            "root": crate::hexarg::to_hex(&genesis.root),
+            "ms": genesis.ms,
+        });
+        writeln!(out, "{line}")?;
+    }
+    let meta = block_meta(spec, &genesis.root);
+    let mut replayer = Replayer::new(state, spec.chain, spec.layout.into(), meta);
+    let mut progress = Progress::new("replay", None);
+    let mut outcome = Outcome::Ok;
+    for block in ExportReader::new(blocks) {
+        let block = block?;
+        match replayer.block(&block)? {
+            Step::Skipped => {}
+            Step::Applied(r) => {
+                if per_block {
+                    progress.suspend(|| -> std::io::Result<()> {
+                        if json {
+                            writeln!(out, "{}", r.to_json())
+                        } else {
+                            writeln!(out, "{}", r.to_line())
+                        }
+                    })?;
+                }
+                progress.inc(|| format!("block {}", r.number));
+            }
+            Step::Mismatch(r) => {
+                progress.suspend(|| -> std::io::Result<()> {
+                    if json {
+                        writeln!(out, "{}", r.to_json())
+                    } else {
+                        writeln!(out, "{}", r.to_line())
+                    }
+                })?;
+                outcome = Outcome::Invalid;
+                break;
+            }
+        }
+    }
+    progress.finish();
+    replayer.finish();
+    let secs = start.elapsed().as_secs_f64();
+    let mut summary = replayer.summary_json(secs);
+    summary["genesis_ms"] = serde_json::json!(genesis.ms);
+    let mut line = replayer.summary_line(secs);
+    if genesis.written {
+        line.push_str(&format!(
+            " (after a genesis of {} leaves in {:.1} s)",
+            genesis.leaves,
+            genesis.ms / 1e3
+        ));
+    }
+    Ok((outcome, summary, line))
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let mut state = open_state(args.datadir.as_deref(), args.mode)?;
+    let where_ = args
+        .datadir
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|| "memory".to_string());
+    let spec = GenesisSpec {
+        path: args.genesis.clone(),
+        layout: args.layout,
+        chain: args.chain,
+        mode: args.mode,
+    };
+    let (outcome, summary, line) = replay_into(
+        state.as_mut(),
+        &spec,
+        &where_,
+        &args.blocks,
+        json,
+        out,
+        true,
+    )?;
+    if json {
+        writeln!(out, "{summary}")?;
+    } else {
+        writeln!(out, "{line}")?;
+    }
+    Ok(outcome)
+}

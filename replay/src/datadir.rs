@@ -1,0 +1,177 @@
+//! Opening the state a command works on (memory or a datadir, single or sharded tree) and
+//! writing or checking its genesis.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use tracing::info;
+use verkle::keys::Layout;
+
+use crate::cmd::genesis::LayoutArg;
+use crate::hexarg::to_hex;
+use crate::rules::Chain;
+use crate::state::{meta, MemoryState, State, TreeState};
+use verkle::store::RocksStore;
+
+/// Which tree holds the state.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One canonical tree.
+    Single,
+    /// The sharded tree (256 hypertrees by first stem byte), which also reports the
+    /// coordinator root.
+    Fractional,
+}
+
+impl Mode {
+    /// The name stored in a datadir's meta.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Single => "single",
+            Mode::Fractional => "fractional",
+        }
+    }
+}
+
+/// Whether this build can keep state in a datadir (the RocksDB node store).
+pub const DATADIR_AVAILABLE: bool = true;
+
+/// Whether this build has the tree kind `mode`.
+pub fn mode_available(mode: Mode) -> bool {
+    match mode {
+        Mode::Single => true,
+        Mode::Fractional => false,
+    }
+}
+
+/// Opens the state: in memory without a datadir, else the datadir (created when missing).
+pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> {
+    match (datadir, mode) {
+        (None, Mode::Single) => Ok(Box::new(MemoryState::new())),
+        (_, Mode::Fractional) => {
+            bail!("--mode fractional is not available yet: the sharded tree (fractional crate) has not landed")
+        }
+        (Some(dir), Mode::Single) => {
+            let name = dir.display();
+            std::fs::create_dir_all(dir).with_context(|| format!("{name}: cannot create"))?;
+            let store = RocksStore::open(dir).with_context(|| format!("{name}: cannot open"))?;
+            let state = TreeState::open(store)
+                .with_context(|| format!("{name}: the stored tree does not open"))?;
+            Ok(Box::new(state))
+        }
+    }
+}
+
+/// The genesis a state starts from.
+pub struct GenesisSpec {
+    /// The genesis file.
+    pub path: PathBuf,
+    /// Its account layout.
+    pub layout: LayoutArg,
+    /// The chain's rules.
+    pub chain: Chain,
+    /// The tree kind.
+    pub mode: Mode,
+}
+
+/// The meta a replay writes with every block.
+pub fn block_meta(spec: &GenesisSpec, genesis_root: &[u8; 32]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    vec![
+        (meta::CHAIN.to_vec(), spec.chain.name().as_bytes().to_vec()),
+        (
+            meta::LAYOUT.to_vec(),
+            spec.layout.name().as_bytes().to_vec(),
+        ),
+        (meta::MODE.to_vec(), spec.mode.name().as_bytes().to_vec()),
+        (meta::GENESIS_ROOT.to_vec(), genesis_root.to_vec()),
+    ]
+}
+
+/// What [`init_genesis`] found or did.
+pub struct GenesisOutcome {
+    /// The genesis root (written now, or stored earlier).
+    pub root: [u8; 32],
+    /// Leaves imported (0 when the state already had its genesis).
+    pub leaves: usize,
+    /// Whether the genesis was written by this call.
+    pub written: bool,
+    /// Milliseconds spent.
+    pub ms: f64,
+}
+
+fn check_meta(state: &dyn State, where_: &str, key: &[u8], want: &[u8]) -> Result<()> {
+    let got = state.meta(key)?;
+    let name = String::from_utf8_lossy(key);
+    match got {
+        Some(g) if g == want => Ok(()),
+        Some(g) => bail!(
+            "{where_}: field {name}: the datadir was made for {}, not {}",
+            String::from_utf8_lossy(&g),
+            String::from_utf8_lossy(want)
+        ),
+        None => bail!("{where_}: field {name}: missing from the datadir's meta"),
+    }
+}
+
+/// Writes the genesis into an empty state (height 0), or checks that a state that already
+/// has one was made for the same chain, layout and tree kind.
+pub fn init_genesis(
+    state: &mut dyn State,
+    spec: &GenesisSpec,
+    where_: &str,
+) -> Result<GenesisOutcome> {
+    let t = Instant::now();
+    if let Some(h) = state.height() {
+        check_meta(state, where_, meta::CHAIN, spec.chain.name().as_bytes())?;
+        check_meta(state, where_, meta::LAYOUT, spec.layout.name().as_bytes())?;
+        check_meta(state, where_, meta::MODE, spec.mode.name().as_bytes())?;
+        let stored = state
+            .meta(meta::GENESIS_ROOT)?
+            .and_then(|v| <[u8; 32]>::try_from(v.as_slice()).ok());
+        let Some(root) = stored else {
+            bail!("{where_}: field genesis root: missing or not 32 bytes in the datadir's meta");
+        };
+        info!(
+            "{where_}: resuming at block {h} (genesis root {})",
+            to_hex(&root)
+        );
+        return Ok(GenesisOutcome {
+            root,
+            leaves: 0,
+            written: false,
+            ms: t.elapsed().as_secs_f64() * 1e3,
+        });
+    }
+    let name = spec.path.display().to_string();
+    let text =
+        std::fs::read_to_string(&spec.path).with_context(|| format!("{name}: cannot read"))?;
+    let layout: Layout = spec.layout.into();
+    let leaves = verkle::genesis::genesis_leaves(&text, layout, &name)?;
+    let count = leaves.len();
+    let writes: Vec<_> = leaves.into_iter().map(|(k, v)| (k, Some(v))).collect();
+    state
+        .apply(&writes)
+        .with_context(|| format!("{name}: building the genesis tree"))?;
+    drop(writes);
+    let root = state.root();
+    let meta = block_meta(spec, &root);
+    let meta_refs: Vec<(&[u8], &[u8])> = meta
+        .iter()
+        .map(|(k, v)| (k.as_slice(), v.as_slice()))
+        .collect();
+    state
+        .persist(0, &meta_refs)
+        .with_context(|| format!("{where_}: writing the genesis state"))?;
+    info!(
+        "{name}: genesis of {count} leaves, root {} ({:.0} ms)",
+        to_hex(&root),
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(GenesisOutcome {
+        root,
+        leaves: count,
+        written: true,
+        ms: t.elapsed().as_secs_f64() * 1e3,
+    })
+}

@@ -1,0 +1,86 @@
+//! Chain rules: named, documented deviations of a chain from "apply the witness's new values"
+//! (`--chain`). Each rule says at which block it adds which writes; none is applied silently.
+
+use anyhow::Result;
+use verkle::keys::{account_leaves, address32, AccountState, Layout, TreeKey, Value};
+use verkle::U256;
+
+/// The EIP-2935 block-hash history account `0xffff…fffe`.
+pub const HISTORY_ACCOUNT: [u8; 20] = {
+    let mut a = [0xff; 20];
+    a[19] = 0xfe;
+    a
+};
+
+/// Writes as `(key, Some(value))` (or `None` to delete).
+pub type Writes = Vec<(TreeKey, Option<Value>)>;
+
+/// A chain whose history needs named rules.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chain {
+    /// No rules: every block is exactly its witness's writes.
+    None,
+    /// Kaustinen6: at block 1 geth created the EIP-2935 history account (version 0,
+    /// balance 0, nonce 0, code keccak = keccak("")) without listing its header leaves in
+    /// the witness; they are written before block 1's own writes.
+    Kaustinen6,
+}
+
+impl Chain {
+    /// The name stored in a datadir's meta.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Chain::None => "none",
+            Chain::Kaustinen6 => "kaustinen6",
+        }
+    }
+
+    /// Writes this chain adds to block `number` before the witness's own writes (which win
+    /// on a shared key), with the rule's name for the report.
+    pub fn extra_writes(
+        &self,
+        number: u64,
+        layout: Layout,
+    ) -> Result<Option<(&'static str, Writes)>> {
+        match (self, number) {
+            (Chain::Kaustinen6, 1) => {
+                let account = AccountState {
+                    version: 0,
+                    balance: U256::ZERO,
+                    nonce: 0,
+                    code: &[],
+                    storage: &[],
+                };
+                let leaves = account_leaves(layout, &address32(&HISTORY_ACCOUNT), &account)?;
+                Ok(Some((
+                    "kaustinen6-eip2935-history-account",
+                    leaves.into_iter().map(|(k, v)| (k, Some(v))).collect(),
+                )))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kaustinen6_adds_four_legacy_leaves_at_block_1_only() {
+        let (name, w) = Chain::Kaustinen6
+            .extra_writes(1, Layout::Legacy)
+            .expect("layout fits")
+            .expect("a rule at block 1");
+        assert!(name.contains("eip2935"));
+        assert_eq!(w.len(), 4);
+        assert!(Chain::Kaustinen6
+            .extra_writes(2, Layout::Legacy)
+            .expect("ok")
+            .is_none());
+        assert!(Chain::None
+            .extra_writes(1, Layout::Legacy)
+            .expect("ok")
+            .is_none());
+    }
+}

@@ -1,0 +1,146 @@
+//! The state a replay writes to: one tree behind a small interface, so the replay loop is
+//! the same whatever holds the nodes (memory or a datadir) and however the tree is split.
+
+use std::collections::BTreeMap;
+
+use anyhow::{anyhow, Context, Result};
+use verkle::keys::{TreeKey, Value};
+use verkle::store::{MemoryStore, NodeStore};
+use verkle::Tree;
+use witness::OwnedExecutionWitness;
+
+/// Meta keys a replay writes beside the nodes (atomically with the block's nodes).
+pub mod meta {
+    /// The `--chain` rule set (`none` or `kaustinen6`).
+    pub const CHAIN: &[u8] = b"fverkle/chain";
+    /// The account layout (`legacy` or `eip6800`).
+    pub const LAYOUT: &[u8] = b"fverkle/layout";
+    /// The genesis state root (32 bytes).
+    pub const GENESIS_ROOT: &[u8] = b"fverkle/genesis_root";
+    /// The tree kind (`single` or `fractional`).
+    pub const MODE: &[u8] = b"fverkle/mode";
+}
+
+/// A Verkle state a replay reads and writes.
+pub trait State {
+    /// The current value of `key`.
+    fn get(&mut self, key: &TreeKey) -> Result<Option<Value>>;
+    /// Applies writes (`None` deletes); for a key written twice the last write wins.
+    fn apply(&mut self, writes: &[(TreeKey, Option<Value>)]) -> Result<()>;
+    /// Commits and returns the canonical state root.
+    fn root(&mut self) -> [u8; 32];
+    /// The coordinator root of a sharded state (`None` for a single tree).
+    fn coordinator_root(&mut self) -> Option<[u8; 32]> {
+        None
+    }
+    /// Writes everything changed, with `height` and `meta`, in one atomic step.
+    fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()>;
+    /// The height of the last persist, if any.
+    fn height(&self) -> Option<u64>;
+    /// A meta entry written by [`State::persist`].
+    fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// An execution witness proving the current values of `keys`, carrying the given new
+    /// values (`None` = read only).
+    fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness>;
+}
+
+/// A single in-memory tree; height and meta live beside it.
+#[derive(Debug, Default)]
+pub struct MemoryState {
+    tree: Tree<MemoryStore>,
+    height: Option<u64>,
+    meta: BTreeMap<Vec<u8>, Vec<u8>>,
+}
+
+impl MemoryState {
+    /// An empty state.
+    pub fn new() -> MemoryState {
+        MemoryState::default()
+    }
+}
+
+impl State for MemoryState {
+    fn get(&mut self, key: &TreeKey) -> Result<Option<Value>> {
+        Ok(self.tree.get(key)?)
+    }
+
+    fn apply(&mut self, writes: &[(TreeKey, Option<Value>)]) -> Result<()> {
+        Ok(self.tree.apply(writes.iter().copied())?)
+    }
+
+    fn root(&mut self) -> [u8; 32] {
+        self.tree.root_bytes()
+    }
+
+    fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {
+        // Nothing to write to: committing is all an in-memory state does.
+        self.tree.commit();
+        self.height = Some(height);
+        for (k, v) in meta {
+            self.meta.insert(k.to_vec(), v.to_vec());
+        }
+        Ok(())
+    }
+
+    fn height(&self) -> Option<u64> {
+        self.height
+    }
+
+    fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.meta.get(key).cloned())
+    }
+
+    fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness> {
+        self.tree
+            .prove_with_new_values(keys)
+            .context("proving from the tree")
+    }
+}
+
+/// A single tree over a node store that keeps height and meta itself (in a datadir,
+/// [`verkle::store::RocksStore`]): nodes, height and meta of a block go in one atomic write.
+#[derive(Debug)]
+pub struct TreeState<S: NodeStore> {
+    tree: Tree<S>,
+}
+
+impl<S: NodeStore> TreeState<S> {
+    /// Opens the tree persisted in `store` (empty when the store is).
+    pub fn open(store: S) -> Result<TreeState<S>> {
+        Ok(TreeState {
+            tree: Tree::open(store)?,
+        })
+    }
+}
+
+impl<S: NodeStore> State for TreeState<S> {
+    fn get(&mut self, key: &TreeKey) -> Result<Option<Value>> {
+        Ok(self.tree.get(key)?)
+    }
+
+    fn apply(&mut self, writes: &[(TreeKey, Option<Value>)]) -> Result<()> {
+        Ok(self.tree.apply(writes.iter().copied())?)
+    }
+
+    fn root(&mut self) -> [u8; 32] {
+        self.tree.root_bytes()
+    }
+
+    fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {
+        Ok(self.tree.persist_with(height, meta)?)
+    }
+
+    fn height(&self) -> Option<u64> {
+        self.tree.height()
+    }
+
+    fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.tree.store().get_meta(key).map_err(|e| anyhow!(e))
+    }
+
+    fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness> {
+        self.tree
+            .prove_with_new_values(keys)
+            .context("proving from the tree")
+    }
+}

@@ -1,0 +1,425 @@
+//! A synthetic, mainnet-like chain, deterministic in its seed: a genesis of many accounts
+//! (a few of them contracts with code and storage), then blocks of balance/nonce updates,
+//! new accounts, storage writes concentrated on hot contracts, and contract deployments with
+//! chunked code. Accounts and contracts are drawn Zipf-like (log-uniform ranks: the k-th
+//! hottest is drawn with probability ∝ 1/k). Witnesses come from our prover
+//! ([`verkle::Tree::prove_with_new_values`]) against the state before each block.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Map, Value as Json};
+use verkle::keys::{
+    account_leaves, address32, keccak256, AccountKeys, AccountState, Layout, TreeKey, Value,
+};
+use verkle::{Tree, U256};
+use witness::ExecutionWitness;
+
+/// What to generate.
+#[derive(Clone, Copy, Debug)]
+pub struct SynthConfig {
+    /// Accounts in the genesis.
+    pub accounts: u64,
+    /// Blocks after the genesis.
+    pub blocks: u64,
+    /// Keys written per block (at least; a transaction's writes are not split).
+    pub updates: usize,
+    /// The seed: the same seed gives the same chain, byte for byte.
+    pub seed: u64,
+    /// Account layout.
+    pub layout: Layout,
+}
+
+/// SplitMix64: small, fast, and enough for test data.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `[lo, hi)` (`hi > lo`).
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next_u64() % (hi - lo).max(1)
+    }
+
+    /// Zipf-like rank in `[0, n)`: `P(rank = k) ≈ ln(1 + 1/(k+1)) / ln(n + 1)`.
+    fn zipf(&mut self, n: u64) -> u64 {
+        let r = ((n as f64 + 1.0).powf(self.unit()) - 1.0) as u64;
+        r.min(n.saturating_sub(1))
+    }
+
+    fn bytes32(&mut self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for c in out.chunks_mut(8) {
+            c.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        out
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n + 8);
+        while v.len() < n {
+            v.extend_from_slice(&self.next_u64().to_le_bytes());
+        }
+        v.truncate(n);
+        v
+    }
+}
+
+/// One account of the generator's model.
+struct Account {
+    address: [u8; 20],
+    balance: u64,
+    nonce: u64,
+    code: Vec<u8>,
+}
+
+/// The generator: its model of the accounts and the tree it proves from.
+pub struct Synth {
+    config: SynthConfig,
+    rng: Rng,
+    accounts: Vec<Account>,
+    /// Indices of the contracts in the genesis (the hot ones, hottest first).
+    contracts: Vec<usize>,
+    tree: Tree,
+    number: u64,
+}
+
+/// One generated block.
+pub struct SynthBlock {
+    /// Block number (from 1).
+    pub number: u64,
+    /// Root before.
+    pub parent_state_root: [u8; 32],
+    /// Root after.
+    pub state_root: [u8; 32],
+    /// Its witness.
+    pub witness: ExecutionWitness,
+    /// Keys written.
+    pub writes: usize,
+}
+
+fn address_of(seed: u64, i: u64) -> [u8; 20] {
+    let mut pre = [0u8; 24];
+    pre[..8].copy_from_slice(&seed.to_le_bytes());
+    pre[8..16].copy_from_slice(b"account:");
+    pre[16..].copy_from_slice(&i.to_le_bytes());
+    let h = keccak256(&pre);
+    let mut a = [0u8; 20];
+    a.copy_from_slice(&h[12..]);
+    a
+}
+
+impl Synth {
+    /// The genesis document (a geth genesis with `alloc`) and the generator positioned after
+    /// it. The generator's tree is built from the document's own leaves, as a replay builds
+    /// it.
+    pub fn genesis(config: SynthConfig) -> Result<(Synth, String)> {
+        let mut rng = Rng(config.seed ^ 0x5eed_f00d);
+        let n = config.accounts.max(2);
+        // About one contract per thousand accounts (at least 4), spread over the indices.
+        let contract_count = (n / 1000).clamp(4, 4096).min(n);
+        let stride = n / contract_count;
+        let mut accounts = Vec::with_capacity(n as usize);
+        let mut contracts = Vec::new();
+        let mut alloc = Map::new();
+        for i in 0..n {
+            let address = address_of(config.seed, i);
+            let balance = rng.range(1_000_000_000_000, 1_000_000_000_000_000_000);
+            let nonce = rng.range(0, 100);
+            let is_contract = i % stride == stride / 2 && contracts.len() < contract_count as usize;
+            let mut entry = Map::new();
+            entry.insert("balance".into(), json!(format!("0x{balance:x}")));
+            entry.insert("nonce".into(), json!(format!("0x{nonce:x}")));
+            let code = if is_contract {
+                let len = rng.range(1000, 6000) as usize;
+                let code = rng.bytes(len);
+                entry.insert("code".into(), json!(format!("0x{}", hex::encode(&code))));
+                let mut storage = Map::new();
+                for s in 0..rng.range(4, 32) {
+                    let v = rng.bytes32();
+                    storage.insert(format!("0x{s:x}"), json!(format!("0x{}", hex::encode(v))));
+                }
+                entry.insert("storage".into(), Json::Object(storage));
+                contracts.push(i as usize);
+                code
+            } else {
+                Vec::new()
+            };
+            alloc.insert(format!("0x{}", hex::encode(address)), Json::Object(entry));
+            accounts.push(Account {
+                address,
+                balance,
+                nonce,
+                code,
+            });
+        }
+        let doc = json!({
+            "config": {"chainId": 1_337_000, "fverkleSynthetic": {
+                "accounts": n, "seed": config.seed,
+                "layout": match config.layout { Layout::Legacy => "legacy", Layout::Eip6800 => "eip6800" },
+            }},
+            "alloc": Json::Object(alloc),
+        });
+        let text = doc.to_string();
+        let leaves = verkle::genesis::genesis_leaves(&text, config.layout, "synthetic genesis")?;
+        let mut tree = Tree::new();
+        tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))?;
+        tree.commit();
+        Ok((
+            Synth {
+                config,
+                rng,
+                accounts,
+                contracts,
+                tree,
+                number: 0,
+            },
+            text,
+        ))
+    }
+
+    /// The current state root of the generator's tree.
+    pub fn root(&mut self) -> [u8; 32] {
+        self.tree.root_bytes()
+    }
+
+    /// The header suffixes a balance/nonce change rewrites.
+    fn changed_header_suffixes(&self) -> &'static [u8] {
+        match self.config.layout {
+            Layout::Eip6800 => &[verkle::keys::BASIC_DATA_LEAF_KEY],
+            Layout::Legacy => &[
+                verkle::keys::legacy::BALANCE_LEAF_KEY,
+                verkle::keys::legacy::NONCE_LEAF_KEY,
+            ],
+        }
+    }
+
+    fn code_hash_suffix(&self) -> u8 {
+        match self.config.layout {
+            Layout::Eip6800 => verkle::keys::CODE_HASH_LEAF_KEY,
+            Layout::Legacy => verkle::keys::legacy::CODE_KECCAK_LEAF_KEY,
+        }
+    }
+
+    /// Writes account `i`'s header leaves that a balance/nonce change rewrites.
+    fn write_header(&self, i: usize, out: &mut BTreeMap<TreeKey, Option<Value>>) -> Result<()> {
+        let a = &self.accounts[i];
+        let state = AccountState {
+            version: 0,
+            balance: U256::from_u64(a.balance),
+            nonce: a.nonce,
+            code: &a.code,
+            storage: &[],
+        };
+        let keys = AccountKeys::new(&address32(&a.address));
+        let leaves = self.config.layout.header_leaves(&state)?;
+        let changed = self.changed_header_suffixes();
+        for (suffix, v) in leaves {
+            if changed.contains(&suffix) {
+                out.insert(keys.header_key(suffix), Some(v));
+            }
+        }
+        out.entry(keys.header_key(self.code_hash_suffix()))
+            .or_insert(None);
+        Ok(())
+    }
+
+    fn new_account(
+        &mut self,
+        code: Vec<u8>,
+        out: &mut BTreeMap<TreeKey, Option<Value>>,
+    ) -> Result<()> {
+        let i = self.accounts.len() as u64;
+        let address = address_of(self.config.seed, i);
+        let balance = self.rng.range(1, 1_000_000_000_000_000);
+        let state = AccountState {
+            version: 0,
+            balance: U256::from_u64(balance),
+            nonce: 0,
+            code: &code,
+            storage: &[],
+        };
+        for (k, v) in account_leaves(self.config.layout, &address32(&address), &state)? {
+            out.insert(k, Some(v));
+        }
+        self.accounts.push(Account {
+            address,
+            balance,
+            nonce: 0,
+            code,
+        });
+        Ok(())
+    }
+
+    /// A sender pays a fee (and `value`), bumping its nonce.
+    fn debit(&mut self, i: usize, value: u64) {
+        let a = &mut self.accounts[i];
+        a.nonce += 1;
+        a.balance = a.balance.saturating_sub(value + 21_000);
+    }
+
+    /// Generates the next block.
+    pub fn next_block(&mut self) -> Result<SynthBlock> {
+        self.number += 1;
+        let genesis_accounts = self.config.accounts.max(2);
+        let mut keys: BTreeMap<TreeKey, Option<Value>> = BTreeMap::new();
+        let written =
+            |k: &BTreeMap<TreeKey, Option<Value>>| k.values().filter(|v| v.is_some()).count();
+        while written(&keys) < self.config.updates.max(1) {
+            let op = self.rng.unit();
+            let from = self.rng.zipf(genesis_accounts) as usize;
+            if op < 0.5 {
+                // A transfer between two existing accounts.
+                let to = self.rng.zipf(self.accounts.len() as u64) as usize;
+                let value = self.rng.range(1, 1_000_000_000);
+                self.debit(from, value);
+                self.accounts[to].balance = self.accounts[to].balance.saturating_add(value);
+                self.write_header(from, &mut keys)?;
+                self.write_header(to, &mut keys)?;
+            } else if op < 0.8 {
+                // A call to a hot contract: code read, storage read and written.
+                self.debit(from, 0);
+                self.write_header(from, &mut keys)?;
+                let c = self.contracts[self.rng.zipf(self.contracts.len() as u64) as usize];
+                let ck = AccountKeys::new(&address32(&self.accounts[c].address));
+                let chunks = (self.accounts[c].code.len() as u64).div_ceil(31).max(1);
+                for _ in 0..3 {
+                    let idx = self.rng.range(0, chunks);
+                    keys.entry(ck.code_chunk_key(idx)).or_insert(None);
+                }
+                for w in 0..self.rng.range(1, 4) {
+                    let slot = if self.rng.unit() < 0.4 {
+                        U256::from_u64(self.rng.zipf(64))
+                    } else {
+                        // A mapping entry: a hashed slot, popular entries hotter.
+                        let mut pre = [0u8; 16];
+                        pre[..8].copy_from_slice(&(c as u64).to_le_bytes());
+                        pre[8..].copy_from_slice(&self.rng.zipf(100_000).to_le_bytes());
+                        U256::from_be_bytes(&keccak256(&pre))
+                    };
+                    let key = ck.storage_slot_key(&slot);
+                    if w == 0 && self.rng.unit() < 0.3 {
+                        keys.entry(key).or_insert(None);
+                    } else {
+                        keys.insert(key, Some(self.rng.bytes32()));
+                    }
+                }
+            } else if op < 0.99 {
+                // A transfer to a new account.
+                self.debit(from, 1_000_000);
+                self.write_header(from, &mut keys)?;
+                self.new_account(Vec::new(), &mut keys)?;
+            } else {
+                // A contract deployment: header leaves and every code chunk.
+                self.debit(from, 0);
+                self.write_header(from, &mut keys)?;
+                let len = self.rng.range(100, 3000) as usize;
+                let code = self.rng.bytes(len);
+                self.new_account(code, &mut keys)?;
+            }
+        }
+        let entries: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
+        let parent_state_root = self.tree.root_bytes();
+        let owned = self
+            .tree
+            .prove_with_new_values(&entries)
+            .with_context(|| format!("proving synthetic block {}", self.number))?;
+        let witness = owned
+            .to_witness()
+            .with_context(|| format!("encoding synthetic block {}", self.number))?;
+        let writes: Vec<(TreeKey, Option<Value>)> =
+            entries.into_iter().filter(|(_, v)| v.is_some()).collect();
+        let count = writes.len();
+        self.tree.apply(writes)?;
+        let state_root = self.tree.root_bytes();
+        Ok(SynthBlock {
+            number: self.number,
+            parent_state_root,
+            state_root,
+            witness,
+            writes: count,
+        })
+    }
+
+    /// Keys a proof demo can ask for: some present (hot accounts' headers, a contract's
+    /// code), some absent.
+    pub fn sample_keys(&mut self, n: usize) -> Vec<TreeKey> {
+        let mut out = Vec::with_capacity(n);
+        for j in 0..n {
+            if j % 4 == 3 {
+                out.push(self.rng.bytes32());
+                continue;
+            }
+            let i = self.rng.zipf(self.accounts.len() as u64) as usize;
+            let k = AccountKeys::new(&address32(&self.accounts[i].address));
+            out.push(k.header_key(0));
+        }
+        out
+    }
+
+    /// Blocks left to generate.
+    pub fn remaining(&self) -> u64 {
+        self.config.blocks.saturating_sub(self.number)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(seed: u64, layout: Layout) -> SynthConfig {
+        SynthConfig {
+            accounts: 300,
+            blocks: 2,
+            updates: 60,
+            seed,
+            layout,
+        }
+    }
+
+    #[test]
+    fn deterministic_in_the_seed_and_verifiable() {
+        for layout in [Layout::Eip6800, Layout::Legacy] {
+            let (mut a, ga) = Synth::genesis(config(7, layout)).expect("genesis");
+            let (mut b, gb) = Synth::genesis(config(7, layout)).expect("genesis");
+            assert_eq!(ga, gb);
+            let (_, gc) = Synth::genesis(config(8, layout)).expect("genesis");
+            assert_ne!(ga, gc);
+            while a.remaining() > 0 {
+                let x = a.next_block().expect("block");
+                let y = b.next_block().expect("block");
+                assert_eq!(x.witness, y.witness);
+                assert_eq!(x.state_root, y.state_root);
+                assert!(x.writes >= 60);
+                let proven = witness::verify(&x.parent_state_root, &x.witness).expect("verifies");
+                assert_eq!(
+                    proven.post_state_root().expect("post root"),
+                    x.state_root,
+                    "the witness's writes give the block's root"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn zipf_prefers_low_ranks() {
+        let mut r = Rng(1);
+        let n = 1000;
+        let draws: Vec<u64> = (0..10_000).map(|_| r.zipf(n)).collect();
+        assert!(draws.iter().all(|d| *d < n));
+        let low = draws.iter().filter(|d| **d < 10).count();
+        let high = draws.iter().filter(|d| **d >= 990).count();
+        assert!(low > 10 * high.max(1), "low {low}, high {high}");
+    }
+}

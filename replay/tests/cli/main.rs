@@ -1,0 +1,10 @@
+//! The `fverkle` binary end to end: verdicts, exit codes, JSON output, replays of real and
+//! synthetic chains, datadirs.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+mod datadir;
+mod gen;
+mod replay;
+mod verify;
