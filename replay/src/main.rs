@@ -37,6 +37,8 @@ enum Command {
     Root(cmd::root::Args),
     /// Print the state root of a genesis file.
     Genesis(cmd::genesis::Args),
+    /// Conformance vectors: `gen OUT_DIR` writes our suite, `check PATH...` checks files.
+    Vectors(cmd::vectors::Args),
 }
 
 fn init_logging(verbose: u8) {
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => cmd::verify::run(args, cli.json, &mut out),
         Command::Root(args) => cmd::root::run(args, cli.json, &mut out),
         Command::Genesis(args) => cmd::genesis::run(args, cli.json, &mut out),
+        Command::Vectors(args) => cmd::vectors::run(args, cli.json, &mut out),
     };
     let flushed = out.flush();
     match result {

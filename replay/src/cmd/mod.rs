@@ -2,4 +2,5 @@
 
 pub mod genesis;
 pub mod root;
+pub mod vectors;
 pub mod verify;
