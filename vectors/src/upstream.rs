@@ -29,6 +29,9 @@ pub const KNOWN_DIVERGENCES: &[(&str, &str)] = &[(
      devnet6/devnet-7 genesis roots, besu's code-chunk keys) does match",
 )];
 
+/// Tree leaves `(key, value)`.
+type Leaves = Vec<([u8; 32], [u8; 32])>;
+
 /// Kaustinen6 (devnet6) genesis root: block 1's pre-state, `valid_block_1.json`'s root.
 const DEVNET6_ROOT: &str = "0x1fbf85345a3cbba9a6d44f991b721e55620a22397c2a93ee8d5011136ac300ee";
 /// Block 72's pre-state root (rust-verkle `VerifyProofTest.java`).
@@ -341,18 +344,17 @@ pub fn geth_tree(path: &Path, number: u32) -> Result<usize, VectorError> {
     let root = Loc::root(&doc, name(path));
     let d = root.get("testData")?;
     let want = d.get("expectedRootHash")?;
-    let account =
-        |addr_field: &str, code: &[u8]| -> Result<Vec<([u8; 32], [u8; 32])>, VectorError> {
-            let state = AccountState {
-                version: 0,
-                balance: U256::from_u64(d.get("balance")?.u64()?),
-                nonce: d.get("nonce")?.u64()?,
-                code,
-                storage: &[],
-            };
-            account_leaves(Layout::Legacy, &address20(&d.get(addr_field)?)?, &state)
-                .map_err(|e| VectorError::field(&d.at, e.to_string()))
+    let account = |addr_field: &str, code: &[u8]| -> Result<Leaves, VectorError> {
+        let state = AccountState {
+            version: 0,
+            balance: U256::from_u64(d.get("balance")?.u64()?),
+            nonce: d.get("nonce")?.u64()?,
+            code,
+            storage: &[],
         };
+        account_leaves(Layout::Legacy, &address20(&d.get(addr_field)?)?, &state)
+            .map_err(|e| VectorError::field(&d.at, e.to_string()))
+    };
     let leaves: Vec<([u8; 32], [u8; 32])> = match number {
         1 => account("eoaAddress", &[])?,
         2 => account("scAddress", &unhex(&d.get("hexCode")?)?)?,
@@ -446,7 +448,7 @@ pub fn besu_code(path: &Path, with_keys: bool) -> Result<usize, VectorError> {
 /// devnet-7 block CSV is applied on top of the genesis CSV and the earlier blocks beside it.
 pub fn genesis(path: &Path, file_name: &str) -> Result<usize, VectorError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let csv = |p: &Path| -> Result<Vec<([u8; 32], [u8; 32])>, VectorError> {
+    let csv = |p: &Path| -> Result<Leaves, VectorError> {
         parse_leaf_csv(&read_text(p)?, &name(p))
             .map_err(|e| VectorError::field(name(p), e.to_string()))
     };

@@ -120,7 +120,7 @@ fn a_file_no_checker_knows_fails() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("stray.bin"), b"\x00").unwrap();
     std::fs::write(dir.join("other.json"), b"{\"format\": \"not-ours\"}").unwrap();
-    let report = check_paths(&[dir.clone()]).unwrap();
+    let report = check_paths(std::slice::from_ref(&dir)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(report.files.len(), 2);
     assert_eq!(report.failed(), 2, "{report:?}");

@@ -494,6 +494,15 @@ pub(super) fn ipa() -> Result<SuiteFile, VectorError> {
     )
 }
 
+/// A multiproof case: name, description, label, polynomials, openings as (poly index, z).
+type MultiproofSetup = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Vec<Vec<Fr>>,
+    Vec<(usize, u8)>,
+);
+
 pub(super) fn multiproof() -> Result<SuiteFile, VectorError> {
     let mut rng = Rng::new(0x0006_0001);
     let committer = Committer::eip6800();
@@ -503,7 +512,7 @@ pub(super) fn multiproof() -> Result<SuiteFile, VectorError> {
         .map(|_| (0..256).map(|_| rng.scalar()).collect())
         .collect();
     // (name, description, label, polys, queries as (poly index, z))
-    let setups: Vec<(&str, &str, &str, Vec<Vec<Fr>>, Vec<(usize, u8)>)> = vec![
+    let setups: Vec<MultiproofSetup> = vec![
         ("reference_two_polys", "poly_a[i] = i mod 32 + 1 and its reverse, both at z = 0, label \"test\" (the go-ipa/rust-verkle consistency vector)", "test", vec![a, b], vec![(0, 0), (1, 0)]),
         ("one_opening", "one random polynomial at z = 200, label \"vt\"", "vt", vec![randoms[0].clone()], vec![(0, 200)]),
         ("shared_commitments_and_points", "three polynomials, 7 openings: one commitment at several z, several commitments at one z, one opening twice", "vt", randoms.clone(), vec![(0, 0), (0, 1), (0, 255), (1, 1), (2, 1), (2, 77), (0, 1)]),
