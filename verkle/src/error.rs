@@ -2,8 +2,9 @@
 
 use crate::store::{NodeKind, NodePath, RecordError};
 
-/// Why a tree operation failed. Only store-backed trees fail: every failure comes from
-/// reading a node that is not in memory.
+/// Why a tree operation failed. Only store-backed trees fail: every failure comes from the
+/// store (reading a node that is not in memory, reading meta records, writing a batch) or
+/// from a caller's meta key that collides with the tree's own.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TreeError {
@@ -26,6 +27,32 @@ pub enum TreeError {
         path: NodePath,
         /// What is wrong with it.
         source: RecordError,
+    },
+    /// The stored root commitment (meta record) differs from the root node's commitment.
+    #[error(
+        "root record says 0x{}, root node commits to 0x{}",
+        hex::encode(stored),
+        hex::encode(computed)
+    )]
+    RootMismatch {
+        /// The meta record's root.
+        stored: [u8; 32],
+        /// The root node's commitment.
+        computed: [u8; 32],
+    },
+    /// A meta record the tree owns does not decode.
+    #[error("meta record {key:?}: {reason}")]
+    CorruptMeta {
+        /// The meta key.
+        key: &'static str,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A caller's meta key is one the tree writes itself.
+    #[error("meta key {key:?} is reserved by the tree")]
+    ReservedMetaKey {
+        /// The key, lossy UTF-8.
+        key: String,
     },
     /// A stored record decodes but disagrees with its parent or its path.
     #[error("node {path}: {reason}")]

@@ -1,4 +1,5 @@
-//! Node storage: the [`NodeStore`] trait, node paths, write batches, and [`MemoryStore`].
+//! Node storage: the [`NodeStore`] trait, node paths, write batches, [`MemoryStore`] and
+//! [`RocksStore`].
 //!
 //! A node is stored under its **path**: the bytes of the stem prefix that lead to it from
 //! the root (the root's path is empty; a leaf's path is `stem[..depth]`). Paths are at most
@@ -6,10 +7,21 @@
 //! record: the node's commitment and cached map-to-field scalar, and for an internal node
 //! the map-to-field scalar of every child, so a parent is recommitted without loading
 //! children that did not change.
+//!
+//! Beside the nodes, a store keeps a few **meta** records (small keys, small values) written
+//! in the same atomic batch: the root commitment ([`META_ROOT`]), the block height
+//! ([`META_HEIGHT`]), and whatever the caller adds (chain or layout identifiers).
 
 mod record;
+mod rocks;
 
 pub use record::{NodeKind, RecordError, StoredChild, StoredInternal, StoredLeaf, StoredNode};
+pub use rocks::{RocksConfig, RocksError, RocksStore};
+
+/// Meta key of the root commitment (32 bytes, compressed) as of the last write.
+pub const META_ROOT: &[u8] = b"root";
+/// Meta key of the block height (8 bytes, big-endian) as of the last write.
+pub const META_HEIGHT: &[u8] = b"height";
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -102,18 +114,35 @@ impl fmt::Display for NodePath {
     }
 }
 
-/// The records one commit writes: applied atomically, deletes first, then puts.
+/// The records one commit writes: applied atomically, deletes first, then puts, then meta.
 #[derive(Clone, Debug, Default)]
 pub struct NodeBatch {
     /// Records to write (no path appears twice).
     pub puts: Vec<(NodePath, Vec<u8>)>,
     /// Paths whose records no longer exist (none of them is also in `puts`).
     pub deletes: Vec<NodePath>,
+    /// Meta records to write (key, value); a key written twice keeps the last value.
+    pub meta: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl NodeBatch {
+    /// Whether the batch writes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.puts.is_empty() && self.deletes.is_empty() && self.meta.is_empty()
+    }
+
+    /// Appends `other` (for merging the batches of several trees into one write; their
+    /// paths must not overlap).
+    pub fn extend(&mut self, other: NodeBatch) {
+        self.puts.extend(other.puts);
+        self.deletes.extend(other.deletes);
+        self.meta.extend(other.meta);
+    }
 }
 
 /// Where a tree keeps its nodes.
 ///
-/// Implementations: [`MemoryStore`]; a RocksDB store is planned (one `WriteBatch` per
+/// Implementations: [`MemoryStore`] and [`RocksStore`] (one RocksDB `WriteBatch` per
 /// [`NodeStore::write`]).
 pub trait NodeStore {
     /// The store's own failure (I/O, corruption reported by the backend).
@@ -121,6 +150,9 @@ pub trait NodeStore {
 
     /// The record at `path`, if any.
     fn get(&self, path: &NodePath) -> Result<Option<Vec<u8>>, Self::Error>;
+
+    /// The meta record at `key`, if any.
+    fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
 
     /// Applies `batch` atomically: after a crash either all of it or none of it is visible.
     fn write(&mut self, batch: NodeBatch) -> Result<(), Self::Error>;
@@ -130,6 +162,7 @@ pub trait NodeStore {
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     records: BTreeMap<NodePath, Vec<u8>>,
+    meta: BTreeMap<Vec<u8>, Vec<u8>>,
     reads: AtomicU64,
     writes: u64,
 }
@@ -174,6 +207,10 @@ impl NodeStore for MemoryStore {
         Ok(self.records.get(path).cloned())
     }
 
+    fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
+        Ok(self.meta.get(key).cloned())
+    }
+
     fn write(&mut self, batch: NodeBatch) -> Result<(), Self::Error> {
         self.writes += (batch.deletes.len() + batch.puts.len()) as u64;
         for p in &batch.deletes {
@@ -181,6 +218,9 @@ impl NodeStore for MemoryStore {
         }
         for (p, v) in batch.puts {
             self.records.insert(p, v);
+        }
+        for (k, v) in batch.meta {
+            self.meta.insert(k, v);
         }
         Ok(())
     }
@@ -213,15 +253,19 @@ mod tests {
         s.write(NodeBatch {
             puts: vec![(a, vec![1]), (b, vec![2])],
             deletes: vec![],
+            meta: vec![(b"k".to_vec(), vec![3])],
         })
         .unwrap();
         s.write(NodeBatch {
             puts: vec![],
             deletes: vec![a],
+            meta: vec![],
         })
         .unwrap();
         assert_eq!(s.get(&a).unwrap(), None);
         assert_eq!(s.get(&b).unwrap(), Some(vec![2]));
+        assert_eq!(s.get_meta(b"k").unwrap(), Some(vec![3]));
+        assert_eq!(s.get_meta(b"x").unwrap(), None);
         assert_eq!(s.len(), 1);
         assert_eq!(s.reads(), 2);
         assert_eq!(s.writes(), 3);

@@ -25,7 +25,7 @@ use crate::error::{InconsistencyReason, TreeError};
 use crate::keys::{split_key, Stem, TreeKey, Value, STEM_LEN};
 use crate::store::{
     MemoryStore, NodeBatch, NodeKind, NodePath, NodeStore, StoredChild, StoredInternal, StoredLeaf,
-    StoredNode,
+    StoredNode, META_HEIGHT, META_ROOT,
 };
 use node::{Arena, ChildEntry, ChildRef, Internal, Leaf, Node, NodeId, DIRTY, PERSISTED, UNSAVED};
 
@@ -82,6 +82,8 @@ pub struct Tree<S: NodeStore = MemoryStore> {
     committer: &'static Committer,
     counts: CommitCounts,
     loads: u64,
+    /// Block height as of the last persist (or as opened).
+    height: Option<u64>,
 }
 
 impl Tree<MemoryStore> {
@@ -149,31 +151,63 @@ impl<S: NodeStore> Tree<S> {
             committer: Committer::eip6800(),
             counts: CommitCounts::default(),
             loads: 0,
+            height: None,
         }
     }
 
     /// Opens the tree persisted in `store` (an empty store gives an empty tree). Only the
     /// root is read; other nodes are read when an operation reaches them.
+    ///
+    /// The root node's commitment must equal the root meta record ([`META_ROOT`]) when one
+    /// exists ([`TreeError::RootMismatch`] otherwise); the block height ([`META_HEIGHT`])
+    /// is read into [`Tree::height`].
     pub fn open(store: S) -> Result<Tree<S>, TreeError> {
         let mut tree = Tree::empty_over(store);
-        let path = NodePath::root();
-        let Some(bytes) = tree.store.get(&path).map_err(|e| TreeError::Store {
-            source: Box::new(e),
-        })?
-        else {
-            return Ok(tree);
+        let stored_root =
+            match tree.store.get_meta(META_ROOT).map_err(store_error)? {
+                None => None,
+                Some(v) => Some(<[u8; 32]>::try_from(v.as_slice()).map_err(|_| {
+                    TreeError::CorruptMeta {
+                        key: "root",
+                        reason: "not 32 bytes",
+                    }
+                })?),
+            };
+        tree.height = match tree.store.get_meta(META_HEIGHT).map_err(store_error)? {
+            None => None,
+            Some(v) => Some(u64::from_be_bytes(v.as_slice().try_into().map_err(
+                |_| TreeError::CorruptMeta {
+                    key: "height",
+                    reason: "not 8 bytes",
+                },
+            )?)),
         };
-        let rec = StoredNode::from_bytes(&bytes)
-            .map_err(|source| TreeError::CorruptNode { path, source })?;
-        if rec.kind() != NodeKind::Internal {
-            return Err(TreeError::Inconsistent {
-                path,
-                reason: InconsistencyReason::RootNotInternal,
-            });
+        let path = NodePath::root();
+        if let Some(bytes) = tree.store.get(&path).map_err(store_error)? {
+            let rec = StoredNode::from_bytes(&bytes)
+                .map_err(|source| TreeError::CorruptNode { path, source })?;
+            if rec.kind() != NodeKind::Internal {
+                return Err(TreeError::Inconsistent {
+                    path,
+                    reason: InconsistencyReason::RootNotInternal,
+                });
+            }
+            tree.loads += 1;
+            *tree.arena.get_mut(tree.root) = node_from_record(rec);
         }
-        tree.loads += 1;
-        *tree.arena.get_mut(tree.root) = node_from_record(rec);
+        let computed = tree.arena.get(tree.root).commitment().to_bytes();
+        if let Some(stored) = stored_root {
+            if stored != computed {
+                return Err(TreeError::RootMismatch { stored, computed });
+            }
+        }
         Ok(tree)
+    }
+
+    /// The block height written by the last [`Tree::persist_with`] or [`Tree::take_batch`]
+    /// (or read by [`Tree::open`]); `None` if none was ever written.
+    pub fn height(&self) -> Option<u64> {
+        self.height
     }
 
     /// The store.
@@ -652,9 +686,77 @@ impl<S: NodeStore> Tree<S> {
     }
 
     /// Commits, then writes every node changed since the last persist (and deletes the
-    /// records of nodes that moved or vanished) in one atomic [`NodeBatch`].
+    /// records of nodes that moved or vanished) with the root commitment, in one atomic
+    /// [`NodeBatch`]. The stored height is left as it is.
     pub fn persist(&mut self) -> Result<(), TreeError> {
-        self.commit();
+        let (batch, written) = self.collect_batch(self.height, &[])?;
+        self.write_collected(batch, written, self.height)
+    }
+
+    /// [`Tree::persist`], also writing the block `height` and the caller's `extra_meta`
+    /// records (chain or layout identifiers) in the same atomic batch.
+    pub fn persist_with(
+        &mut self,
+        height: u64,
+        extra_meta: &[(&[u8], &[u8])],
+    ) -> Result<(), TreeError> {
+        let (batch, written) = self.collect_batch(Some(height), extra_meta)?;
+        self.write_collected(batch, written, Some(height))
+    }
+
+    /// Commits and returns the batch [`Tree::persist_with`] would write, without writing
+    /// it: the nodes count as persisted from now on, so the caller must write the batch
+    /// (for example merged with other trees' batches into one atomic write). If that write
+    /// fails, drop the tree and [`Tree::open`] the store again.
+    pub fn take_batch(
+        &mut self,
+        height: u64,
+        extra_meta: &[(&[u8], &[u8])],
+    ) -> Result<NodeBatch, TreeError> {
+        let (batch, written) = self.collect_batch(Some(height), extra_meta)?;
+        self.mark_persisted(written, Some(height));
+        Ok(batch)
+    }
+
+    fn write_collected(
+        &mut self,
+        batch: NodeBatch,
+        written: Vec<NodeId>,
+        height: Option<u64>,
+    ) -> Result<(), TreeError> {
+        let deletes = batch.deletes.clone();
+        if let Err(e) = self.store.write(batch) {
+            // Nothing was written: the deletes are still owed.
+            self.pending_deletes = deletes;
+            return Err(store_error(e));
+        }
+        self.mark_persisted(written, height);
+        Ok(())
+    }
+
+    fn mark_persisted(&mut self, written: Vec<NodeId>, height: Option<u64>) {
+        for id in written {
+            let f = self.arena.get_mut(id).flags_mut();
+            *f = (*f & !UNSAVED) | PERSISTED;
+        }
+        self.height = height;
+    }
+
+    /// Commits and collects the records to write: every unsaved node, the deletes owed, the
+    /// root and height meta and `extra_meta`. Takes the pending deletes.
+    fn collect_batch(
+        &mut self,
+        height: Option<u64>,
+        extra_meta: &[(&[u8], &[u8])],
+    ) -> Result<(NodeBatch, Vec<NodeId>), TreeError> {
+        for (k, _) in extra_meta {
+            if *k == META_ROOT || *k == META_HEIGHT {
+                return Err(TreeError::ReservedMetaKey {
+                    key: String::from_utf8_lossy(k).into_owned(),
+                });
+            }
+        }
+        let root = self.commit();
         let mut batch = NodeBatch::default();
         let mut written: Vec<NodeId> = Vec::new();
         let mut stack = vec![(self.root, NodePath::root())];
@@ -709,20 +811,26 @@ impl<S: NodeStore> Tree<S> {
         let mut deletes = std::mem::take(&mut self.pending_deletes);
         deletes.sort();
         deletes.dedup();
-        let backup = deletes.clone();
         deletes.retain(|p| !put_paths.contains(p));
         batch.deletes = deletes;
-        if let Err(e) = self.store.write(batch) {
-            self.pending_deletes = backup;
-            return Err(TreeError::Store {
-                source: Box::new(e),
-            });
+        batch
+            .meta
+            .push((META_ROOT.to_vec(), root.to_bytes().to_vec()));
+        if let Some(h) = height {
+            batch
+                .meta
+                .push((META_HEIGHT.to_vec(), h.to_be_bytes().to_vec()));
         }
-        for id in written {
-            let f = self.arena.get_mut(id).flags_mut();
-            *f = (*f & !UNSAVED) | PERSISTED;
+        for (k, v) in extra_meta {
+            batch.meta.push((k.to_vec(), v.to_vec()));
         }
-        Ok(())
+        Ok((batch, written))
+    }
+}
+
+fn store_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> TreeError {
+    TreeError::Store {
+        source: Box::new(e),
     }
 }
 

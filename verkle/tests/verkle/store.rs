@@ -117,6 +117,7 @@ fn corrupt_records_are_typed_errors() {
         .write(NodeBatch {
             puts: vec![(leaf_path, vec![2, 0, 0])],
             deletes: vec![],
+            meta: vec![],
         })
         .unwrap();
     let t = Tree::open(store).unwrap();
@@ -133,6 +134,7 @@ fn corrupt_records_are_typed_errors() {
         .write(NodeBatch {
             puts: vec![],
             deletes: vec![leaf_path],
+            meta: vec![],
         })
         .unwrap();
     let mut t = Tree::open(store).unwrap();
@@ -150,6 +152,7 @@ fn corrupt_records_are_typed_errors() {
         .write(NodeBatch {
             puts: vec![(NodePath::root(), leaf)],
             deletes: vec![],
+            meta: vec![],
         })
         .unwrap();
     assert!(matches!(
