@@ -52,6 +52,8 @@ enum Command {
     Prove(cmd::prove::Args),
     /// The main job: generate a synthetic chain, replay it, prove and verify; print timings.
     Demo(cmd::demo::Args),
+    /// Conformance vectors: `gen OUT_DIR` writes our suite, `check PATH...` checks files.
+    Vectors(cmd::vectors::Args),
 }
 
 fn init_logging(verbose: u8) {
@@ -95,6 +97,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => cmd::gen::run(args, cli.json, &mut out),
         Command::Prove(args) => cmd::prove::run(args, cli.json, &mut out),
         Command::Demo(args) => cmd::demo::run(args, cli.json, &mut out),
+        Command::Vectors(args) => cmd::vectors::run(args, cli.json, &mut out),
     };
     let flushed = out.flush();
     match result {

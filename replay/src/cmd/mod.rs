@@ -6,4 +6,5 @@ pub mod genesis;
 pub mod prove;
 pub mod replay;
 pub mod root;
+pub mod vectors;
 pub mod verify;

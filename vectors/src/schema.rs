@@ -1,0 +1,355 @@
+//! The fverkle vector format (`vectors/README.md`): one JSON schema across kinds, and the
+//! rule names negative cases are labelled with.
+//!
+//! ```text
+//! { "format": "fverkle-vectors", "version": 1, "kind": "<kind>", "description": "…",
+//!   "cases": [ { "name": "…", "description": "…", "input": {…},
+//!                "valid": true,  "output": {…} }
+//!            | { "name": "…", "description": "…", "input": {…},
+//!                "valid": false, "rule": "<rule id>" } ] }
+//! ```
+
+use banderwagon::DecodeError;
+use ipa::ProofDecodeError;
+use serde_json::{Map, Value};
+use witness::{CanonicalError, SszError, VerifyError};
+
+/// The `format` field of every file of our suite.
+pub const FORMAT: &str = "fverkle-vectors";
+
+/// The `version` field this crate writes and reads.
+pub const VERSION: u64 = 1;
+
+/// What a file's cases test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Kind {
+    /// 32-byte compressed Banderwagon points: decode, re-encode, map to the scalar field.
+    PointCodec,
+    /// Pedersen vector commitment of 256 scalars over the EIP-6800 CRS.
+    Commitment,
+    /// EIP-6800 `get_tree_key(address, tree_index, sub_index)`.
+    TreeKey,
+    /// The root commitment after a sequence of inserts and deletes.
+    TreeRoot,
+    /// One IPA opening proof (544 bytes).
+    Ipa,
+    /// A multiproof (576 bytes) over a list of openings.
+    Multiproof,
+    /// An execution witness against a pre-state root: valid (with its post-state root) or
+    /// invalid (with the rule it breaks).
+    Witness,
+    /// A fractional proof (`spec/FRACTIONAL.md`). Pending: the `fractional` crate has not
+    /// landed, so no file of this kind is generated or accepted yet.
+    FractionalProof,
+}
+
+impl Kind {
+    /// Every kind, in file order.
+    pub const ALL: [Kind; 8] = [
+        Kind::PointCodec,
+        Kind::Commitment,
+        Kind::TreeKey,
+        Kind::TreeRoot,
+        Kind::Ipa,
+        Kind::Multiproof,
+        Kind::Witness,
+        Kind::FractionalProof,
+    ];
+
+    /// The `kind` string.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::PointCodec => "point_codec",
+            Kind::Commitment => "commitment",
+            Kind::TreeKey => "tree_key",
+            Kind::TreeRoot => "tree_root",
+            Kind::Ipa => "ipa",
+            Kind::Multiproof => "multiproof",
+            Kind::Witness => "witness",
+            Kind::FractionalProof => "fractional_proof",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// A rule a negative case breaks: its id (the `rule` field), where `spec/WIRE.md` states it,
+/// and what it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// The `rule` field.
+    pub id: &'static str,
+    /// Section of `spec/WIRE.md`.
+    pub section: &'static str,
+    /// The rule in one line.
+    pub summary: &'static str,
+}
+
+/// Every rule a negative case may name.
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "point.length",
+        section: "0.1",
+        summary: "a point encoding is exactly 32 bytes",
+    },
+    Rule {
+        id: "point.x_not_canonical",
+        section: "0.1",
+        summary: "the encoded x is below the base-field modulus p",
+    },
+    Rule {
+        id: "point.not_on_curve",
+        section: "0.1",
+        summary: "x is the x-coordinate of a Bandersnatch point",
+    },
+    Rule {
+        id: "point.not_in_subgroup",
+        section: "0.1",
+        summary: "the point is in the prime-order subgroup",
+    },
+    Rule {
+        id: "proof.length",
+        section: "0.3",
+        summary: "an IPA proof is 544 bytes, a multiproof 576",
+    },
+    Rule {
+        id: "proof.point",
+        section: "0.3",
+        summary: "D, L_i and R_i decode as points (rules point.*)",
+    },
+    Rule {
+        id: "proof.scalar",
+        section: "0.2",
+        summary: "the final scalar a is canonical (< r)",
+    },
+    Rule {
+        id: "proof.no_openings",
+        section: "6.3",
+        summary: "a multiproof proves at least one opening",
+    },
+    Rule {
+        id: "proof.rejected",
+        section: "6.3",
+        summary: "the proof opens the commitments to the claimed values",
+    },
+    Rule {
+        id: "ssz.truncated",
+        section: "2.6",
+        summary: "every fixed part fits in its enclosing range",
+    },
+    Rule {
+        id: "ssz.offset",
+        section: "2.6",
+        summary: "offsets are canonical: first = fixed size, non-decreasing, in range",
+    },
+    Rule {
+        id: "ssz.list_length",
+        section: "2.6",
+        summary: "a fixed-size list is a whole number of elements within its limit",
+    },
+    Rule {
+        id: "ssz.union",
+        section: "2.2",
+        summary: "an Optional is selector 0 (1 byte) or selector 1 and 32 bytes",
+    },
+    Rule {
+        id: "canonical.stems_ascending",
+        section: "6",
+        summary: "state_diff stems strictly ascending",
+    },
+    Rule {
+        id: "canonical.suffixes_ascending",
+        section: "6",
+        summary: "suffixes strictly ascending within a stem",
+    },
+    Rule {
+        id: "canonical.extension_status_count",
+        section: "6",
+        summary: "one depth_extension_present byte per stem",
+    },
+    Rule {
+        id: "canonical.extension_status",
+        section: "6",
+        summary: "extension status is 0, 1 or 2",
+    },
+    Rule {
+        id: "canonical.depth_zero",
+        section: "6",
+        summary: "depth is at least 1",
+    },
+    Rule {
+        id: "canonical.absent_current_value",
+        section: "6",
+        summary: "an absent stem has no current value",
+    },
+    Rule {
+        id: "canonical.other_stems_ascending",
+        section: "6",
+        summary: "other_stems strictly ascending (sorted, no duplicates)",
+    },
+    Rule {
+        id: "canonical.other_stem_unused",
+        section: "6",
+        summary: "every other stem is on the path of an absent-other stem",
+    },
+    Rule {
+        id: "structure.no_keys",
+        section: "6.1",
+        summary: "the state diff holds at least one stem",
+    },
+    Rule {
+        id: "structure.empty_stem",
+        section: "6.1",
+        summary: "every stem holds at least one suffix diff",
+    },
+    Rule {
+        id: "structure.path_conflict",
+        section: "6.2",
+        summary: "depths and statuses describe one tree",
+    },
+    Rule {
+        id: "structure.shared_leaf",
+        section: "6.2",
+        summary: "two present stems never share a leaf",
+    },
+    Rule {
+        id: "structure.other_stem_count",
+        section: "6.1",
+        summary: "exactly one other stem per absent-other leaf no present stem holds",
+    },
+    Rule {
+        id: "structure.other_stem_off_path",
+        section: "6.1",
+        summary: "each other stem starts with the path of the leaf it is assigned to",
+    },
+    Rule {
+        id: "structure.other_stem_in_state_diff",
+        section: "6.1",
+        summary: "an other stem is not a stem of the state diff",
+    },
+    Rule {
+        id: "structure.commitment_count",
+        section: "6.1",
+        summary: "one commitment per proven non-root, non-empty node",
+    },
+    Rule {
+        id: "decode.root",
+        section: "6.1",
+        summary: "the pre-state root decodes as a point",
+    },
+    Rule {
+        id: "decode.commitment",
+        section: "6.1",
+        summary: "every commitments_by_path entry decodes as a point",
+    },
+];
+
+/// The rule a point decoding error breaks.
+pub fn point_rule(e: &DecodeError) -> &'static str {
+    match e {
+        DecodeError::WrongLength { .. } => "point.length",
+        DecodeError::NotCanonical => "point.x_not_canonical",
+        DecodeError::NotOnCurve => "point.not_on_curve",
+        DecodeError::NotInSubgroup => "point.not_in_subgroup",
+        // Uncompressed input only; never produced by `Element::from_bytes`.
+        _ => "point.x_not_canonical",
+    }
+}
+
+/// The rule an IPA or multiproof decoding error breaks.
+pub fn proof_decode_rule(e: &ProofDecodeError) -> &'static str {
+    match e {
+        ProofDecodeError::WrongLength { .. } => "proof.length",
+        ProofDecodeError::BadPoint { .. } => "proof.point",
+        ProofDecodeError::BadScalar => "proof.scalar",
+        _ => "proof.rejected",
+    }
+}
+
+/// The rule an SSZ decoding error breaks.
+pub fn ssz_rule(e: &SszError) -> &'static str {
+    match e {
+        SszError::Truncated { .. } => "ssz.truncated",
+        SszError::OffsetMismatch { .. }
+        | SszError::OffsetOutOfRange { .. }
+        | SszError::BadListOffset { .. } => "ssz.offset",
+        SszError::NotMultiple { .. } | SszError::TooMany { .. } => "ssz.list_length",
+        SszError::BadSelector { .. } | SszError::UnionLength { .. } => "ssz.union",
+        _ => "ssz.offset",
+    }
+}
+
+/// The rule a witness verification error breaks.
+pub fn verify_rule(e: &VerifyError) -> &'static str {
+    match e {
+        VerifyError::NotCanonical(c) => match c {
+            CanonicalError::StemsNotAscending { .. } => "canonical.stems_ascending",
+            CanonicalError::SuffixesNotAscending { .. } => "canonical.suffixes_ascending",
+            CanonicalError::ExtensionStatusCount { .. } => "canonical.extension_status_count",
+            CanonicalError::BadExtensionStatus { .. } => "canonical.extension_status",
+            CanonicalError::BadDepth { .. } => "canonical.depth_zero",
+            CanonicalError::OtherStemsNotAscending { .. } => "canonical.other_stems_ascending",
+            CanonicalError::OtherStemUnused { .. } => "canonical.other_stem_unused",
+            CanonicalError::AbsentStemHasCurrentValue { .. } => "canonical.absent_current_value",
+            _ => "canonical.unknown",
+        },
+        VerifyError::NoKeys => "structure.no_keys",
+        VerifyError::EmptyStem { .. } => "structure.empty_stem",
+        VerifyError::PathConflict { .. } => "structure.path_conflict",
+        VerifyError::SharedLeaf { .. } => "structure.shared_leaf",
+        VerifyError::OtherStemCount { .. } => "structure.other_stem_count",
+        VerifyError::OtherStemOffPath { .. } => "structure.other_stem_off_path",
+        VerifyError::OtherStemInStateDiff { .. } => "structure.other_stem_in_state_diff",
+        VerifyError::CommitmentCount { .. } => "structure.commitment_count",
+        VerifyError::BadRoot(_) => "decode.root",
+        VerifyError::BadPoint { .. } => "decode.commitment",
+        VerifyError::BadProofPoint { .. } => "proof.point",
+        VerifyError::BadScalar => "proof.scalar",
+        VerifyError::BadProof(p) => proof_decode_rule(p),
+        _ => "proof.rejected",
+    }
+}
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// `value` with every object's keys in sorted order, whatever `serde_json`'s map type: the
+/// files are byte-identical however the workspace's features unify.
+pub fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = Map::new();
+            for (k, v) in entries {
+                out.insert(k, sorted(v));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_and_rules_are_unique() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::from_name(k.name()), Some(k));
+        }
+        assert_eq!(Kind::from_name("nope"), None);
+        for (i, r) in RULES.iter().enumerate() {
+            assert!(RULES[..i].iter().all(|o| o.id != r.id), "{} twice", r.id);
+        }
+        assert_eq!(rule("proof.rejected").map(|r| r.section), Some("6.3"));
+    }
+}

@@ -1,0 +1,191 @@
+//! Our suite is exactly what the generator writes, and the runner checks every file of it
+//! and of the upstream data in `../shared/vectors` (or `$FVERKLE_VECTORS`), failing on any
+//! file it cannot account for.
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use vectors::{check_paths, check_suite_document, generate_suite, Format, Status};
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn suite_dir() -> PathBuf {
+    crate_dir().join("suite")
+}
+
+fn shared_dir() -> PathBuf {
+    let dir = match std::env::var_os("FVERKLE_VECTORS") {
+        Some(p) => PathBuf::from(p),
+        None => crate_dir().join("../../shared/vectors"),
+    };
+    assert!(
+        dir.is_dir(),
+        "upstream vectors missing at {}; set FVERKLE_VECTORS",
+        dir.display()
+    );
+    dir
+}
+
+fn suite_doc(name: &str) -> Value {
+    let path = suite_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn regenerating_the_suite_gives_the_committed_bytes() {
+    let generated = generate_suite().unwrap();
+    let mut names: Vec<String> = generated.iter().map(|f| f.name.clone()).collect();
+    for f in &generated {
+        let path = suite_dir().join(&f.name);
+        let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (run `fverkle vectors gen vectors/suite`)",
+                path.display()
+            )
+        });
+        assert!(
+            committed == f.contents,
+            "{} differs from a fresh generation",
+            path.display()
+        );
+    }
+    let mut on_disk: Vec<String> = std::fs::read_dir(suite_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    on_disk.sort();
+    assert_eq!(on_disk, names, "stale or missing files in vectors/suite");
+    // A second run is identical too (no hidden state, no time, no thread order).
+    assert_eq!(generate_suite().unwrap(), generated);
+    let total: usize = generated.iter().map(|f| f.contents.len()).sum();
+    assert!(
+        total < 4 << 20,
+        "suite is {total} bytes: keep it to a few MB"
+    );
+}
+
+#[test]
+fn every_file_of_both_directories_is_checked() {
+    let shared = shared_dir();
+    let report = check_paths(&[crate_dir(), shared.clone()]).unwrap();
+    let mut failures = Vec::new();
+    for f in &report.files {
+        let rel = f
+            .path
+            .strip_prefix(&shared)
+            .ok()
+            .map(|p| p.display().to_string());
+        match (&f.status, rel.as_deref()) {
+            (Status::Passed { checks }, _) => assert!(*checks > 0, "{}", f.path.display()),
+            (Status::Diverges { .. }, Some("crypto/pedersen_hash_test.json")) => {}
+            (Status::Skipped { .. }, Some("README.md" | "held-out.bin")) => {}
+            (Status::Skipped { .. }, None) => assert_eq!(f.format, Format::NotData),
+            (other, _) => failures.push(format!("{}: {other}", f.path.display())),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} files not passing:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // Every upstream file is accounted for: 33 checked, 1 diverging, README + held-out.
+    let upstream: Vec<_> = report
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with(&shared))
+        .collect();
+    let passed = upstream
+        .iter()
+        .filter(|f| matches!(f.status, Status::Passed { .. }))
+        .count();
+    assert_eq!((upstream.len(), passed), (36, 33));
+    // Every suite file of ours is checked, and each kind but the pending one is present.
+    let ours = report
+        .files
+        .iter()
+        .filter(|f| f.format == Format::Suite)
+        .count();
+    assert_eq!(ours, 8);
+}
+
+#[test]
+fn a_file_no_checker_knows_fails() {
+    let dir = std::env::temp_dir().join(format!("fverkle-vectors-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("stray.bin"), b"\x00").unwrap();
+    std::fs::write(dir.join("other.json"), b"{\"format\": \"not-ours\"}").unwrap();
+    let report = check_paths(std::slice::from_ref(&dir)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(report.files.len(), 2);
+    assert_eq!(report.failed(), 2, "{report:?}");
+}
+
+#[test]
+fn a_mislabelled_or_wrong_case_fails() {
+    // A negative case labelled with another rule.
+    let mut doc = suite_doc("witness_invalid.json");
+    assert!(check_suite_document(&doc, "witness_invalid.json").is_ok());
+    doc["cases"][0]["rule"] = Value::from("proof.rejected");
+    let err = check_suite_document(&doc, "witness_invalid.json").unwrap_err();
+    assert!(
+        err.to_string().contains("canonical.stems_ascending"),
+        "{err}"
+    );
+
+    // A wrong post-state root.
+    let mut doc = suite_doc("witness_valid.json");
+    doc["cases"][0]["output"]["post_state_root"] = Value::from(format!("0x{}", "00".repeat(32)));
+    assert!(check_suite_document(&doc, "witness_valid.json").is_err());
+
+    // A negative case marked valid.
+    let mut doc = suite_doc("point_codec.json");
+    let last = doc["cases"].as_array().unwrap().len() - 1;
+    doc["cases"][last]["valid"] = Value::from(true);
+    assert!(check_suite_document(&doc, "point_codec.json").is_err());
+
+    // An unknown rule name.
+    let mut doc = suite_doc("multiproof.json");
+    let last = doc["cases"].as_array().unwrap().len() - 1;
+    doc["cases"][last]["rule"] = Value::from("proof.too_short");
+    let err = check_suite_document(&doc, "multiproof.json").unwrap_err();
+    assert!(err.to_string().contains("unknown rule"), "{err}");
+}
+
+#[test]
+fn each_rule_has_a_negative_case_and_every_kind_a_file() {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for f in generate_suite().unwrap() {
+        let doc: Value = serde_json::from_str(&f.contents).unwrap();
+        kinds.insert(doc["kind"].as_str().unwrap().to_owned());
+        for c in doc["cases"].as_array().unwrap() {
+            if let Some(r) = c["rule"].as_str() {
+                seen.insert(r.to_owned());
+            }
+        }
+    }
+    let missing: Vec<&str> = vectors::schema::RULES
+        .iter()
+        .map(|r| r.id)
+        .filter(|id| !seen.contains(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rules without a negative case: {missing:?}"
+    );
+    let pending = vectors::schema::Kind::FractionalProof.name();
+    for k in vectors::schema::Kind::ALL {
+        assert_eq!(
+            kinds.contains(k.name()),
+            k.name() != pending,
+            "{}",
+            k.name()
+        );
+    }
+}
