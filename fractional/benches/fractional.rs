@@ -70,7 +70,7 @@ fn apply_bench(c: &mut Criterion) {
     single.commit();
 
     let mut g = c.benchmark_group("fractional");
-    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
     let mut round = 1u32;
     g.bench_function(
         format!("apply 10k-update block on {n} keys (256 shards, RocksDB, {threads} threads)"),

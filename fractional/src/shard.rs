@@ -90,8 +90,9 @@ pub fn shard_of(depth: ShardDepth, stem: &Stem) -> u16 {
 pub struct ShardConfig {
     /// Shard depth (default [`ShardDepth::One`]).
     pub depth: ShardDepth,
-    /// Node-cache budget of the whole tree, in nodes; each shard gets an equal share. Only
-    /// store-backed trees use it.
+    /// Node-cache budget of the whole tree, in nodes, meant to be shared equally by the
+    /// shards. Not enforced yet: a store-backed shard keeps every node it loads until the
+    /// tree is dropped (see `ShardedTree::open`).
     pub cache_nodes: usize,
 }
 
