@@ -4,6 +4,7 @@
 //! `x = SHA-256(seed ‖ u64_be(i))` read big-endian and reduced mod p; the big-endian bytes
 //! of `x` are kept when they decode as a Banderwagon element.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use banderwagon::{Element, FixedBaseMsm, Fq};
@@ -16,7 +17,7 @@ pub const PEDERSEN_SEED: &[u8] = b"eth_verkle_oct_2021";
 pub const CRS_SIZE: usize = 256;
 
 /// Generators `G_0..G_{n-1}` and the IPA's `Q`.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Crs {
     /// The Pedersen generators.
     pub g: Vec<Element>,
@@ -26,6 +27,20 @@ pub struct Crs {
     pub(crate) g_affine: Vec<ark_ed_on_bls12_381_bandersnatch::EdwardsAffine>,
     /// Window shifts of `G_0..G_{n-1}, Q` for dense fixed-base MSMs, built on first use.
     msm: OnceLock<FixedBaseMsm>,
+    /// Calls of [`Crs::msm_table_after_first_use`] so far (saturating).
+    msm_uses: AtomicU32,
+}
+
+impl Clone for Crs {
+    fn clone(&self) -> Crs {
+        Crs {
+            g: self.g.clone(),
+            q: self.q,
+            g_affine: self.g_affine.clone(),
+            msm: self.msm.clone(),
+            msm_uses: AtomicU32::new(self.msm_uses.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl Crs {
@@ -57,6 +72,7 @@ impl Crs {
             q: Element::generator(),
             g_affine,
             msm: OnceLock::new(),
+            msm_uses: AtomicU32::new(0),
         }
     }
 
@@ -91,6 +107,22 @@ impl Crs {
             bases.push(self.q);
             FixedBaseMsm::new(&bases, FixedBaseMsm::DEFAULT_WINDOW)
         })
+    }
+
+    /// [`Crs::msm_table`] from the second call on; `None` on the first call unless the
+    /// table is already built. A process that verifies one proof and exits does not pay
+    /// for building a table it would use once (the IPA verifier then runs a plain MSM).
+    pub fn msm_table_after_first_use(&self) -> Option<&FixedBaseMsm> {
+        if let Some(t) = self.msm.get() {
+            return Some(t);
+        }
+        let before = self
+            .msm_uses
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                Some(n.saturating_add(1))
+            })
+            .unwrap_or(u32::MAX);
+        (before >= 1).then(|| self.msm_table())
     }
 
     /// Number of generators.

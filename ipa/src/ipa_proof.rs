@@ -174,7 +174,14 @@ impl IpaProof {
         var_pts.extend_from_slice(&self.r);
         let mut var_scalars = xs;
         var_scalars.extend_from_slice(&x_invs);
-        let table = crs.msm_table();
+        let Some(table) = crs.msm_table_after_first_use() else {
+            // First verification in this process: one plain MSM over all 273 points.
+            let mut points = crs.g.clone();
+            points.push(crs.q);
+            points.extend_from_slice(&var_pts);
+            fixed.extend_from_slice(&var_scalars);
+            return (banderwagon::multi_scalar_mul(&points, &fixed) + commitment).is_identity();
+        };
         #[cfg(feature = "parallel")]
         let (fixed_sum, var_sum) = rayon::join(
             || table.msm(&fixed),
@@ -186,5 +193,36 @@ impl IpaProof {
             banderwagon::vartime_straus(&var_pts, &var_scalars),
         );
         (fixed_sum + var_sum + commitment).is_identity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crs::{CRS_SIZE, PEDERSEN_SEED};
+
+    /// The first verification on a fresh CRS runs the plain MSM, later ones the table:
+    /// both accept the valid proof and reject a tampered one.
+    #[test]
+    fn verify_before_and_after_the_table_is_built() {
+        let crs = Crs::generate(CRS_SIZE, PEDERSEN_SEED);
+        let committer = Committer::eip6800();
+        let poly: Vec<Fr> = (0..256u64).map(|i| Fr::from(i * i + 7)).collect();
+        let c = committer.commit(&poly);
+        let z = Fr::from(1000u64);
+        let (proof, y) = IpaProof::prove(committer, &mut Transcript::new(b"t"), c, poly, &z);
+        let mut bad = proof.clone();
+        bad.a += Fr::one();
+        for round in 0..3 {
+            assert!(
+                proof.verify(&crs, &mut Transcript::new(b"t"), c, &z, &y),
+                "valid proof, round {round}"
+            );
+            assert!(
+                !bad.verify(&crs, &mut Transcript::new(b"t"), c, &z, &y),
+                "tampered proof, round {round}"
+            );
+        }
+        assert!(crs.msm_table_after_first_use().is_some());
     }
 }
