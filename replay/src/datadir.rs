@@ -11,7 +11,7 @@ use verkle::keys::Layout;
 use crate::cmd::genesis::LayoutArg;
 use crate::hexarg::to_hex;
 use crate::rules::Chain;
-use crate::state::{meta, MemoryState, State, TreeState};
+use crate::state::{meta, FracState, MemoryState, State, TreeState};
 use verkle::store::RocksStore;
 
 /// Which tree holds the state.
@@ -34,34 +34,51 @@ impl Mode {
     }
 }
 
-/// Whether this build can keep state in a datadir (the RocksDB node store).
-pub const DATADIR_AVAILABLE: bool = true;
-
-/// Whether this build has the tree kind `mode`.
-pub fn mode_available(mode: Mode) -> bool {
-    match mode {
-        Mode::Single => true,
-        Mode::Fractional => false,
-    }
-}
-
 /// Opens the state: in memory without a datadir, else the datadir (created when missing).
 pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> {
     match (datadir, mode) {
         (None, Mode::Single) => Ok(Box::new(MemoryState::new())),
-        (_, Mode::Fractional) => {
-            bail!("--mode fractional is not available yet: the sharded tree (fractional crate) has not landed")
-        }
-        (Some(dir), Mode::Single) => {
+        (None, Mode::Fractional) => Ok(Box::new(FracState::in_memory())),
+        (Some(dir), mode) => {
             let name = dir.display();
             std::fs::create_dir_all(dir).with_context(|| format!("{name}: cannot create"))?;
             let store = RocksStore::open(dir).with_context(|| format!("{name}: cannot open"))?;
-            let state = TreeState::open(store)
-                .with_context(|| format!("{name}: the stored tree does not open"))?;
-            Ok(Box::new(state))
+            // Which tree the datadir holds, before opening it as one: a single tree records
+            // our mode meta directly, the sharded tree its shard depth.
+            let holds = if store.get_meta(SHARDED_MARKER)?.is_some() {
+                Some(Mode::Fractional)
+            } else if store.get_meta(meta::MODE)?.is_some() {
+                Some(Mode::Single)
+            } else {
+                None
+            };
+            if let Some(h) = holds.filter(|h| *h != mode) {
+                bail!(
+                    "{name}: field {}: the datadir holds a {} tree, not {}",
+                    String::from_utf8_lossy(meta::MODE),
+                    h.name(),
+                    mode.name()
+                );
+            }
+            match mode {
+                Mode::Single => {
+                    let state = TreeState::open(store)
+                        .with_context(|| format!("{name}: the stored tree does not open"))?;
+                    Ok(Box::new(state))
+                }
+                Mode::Fractional => {
+                    drop(store);
+                    let state = FracState::open(dir)
+                        .with_context(|| format!("{name}: cannot open the sharded tree"))?;
+                    Ok(Box::new(state))
+                }
+            }
         }
     }
 }
+
+/// The meta key the sharded tree writes in its datadir (its shard depth).
+const SHARDED_MARKER: &[u8] = b"f/depth";
 
 /// The genesis a state starts from.
 pub struct GenesisSpec {

@@ -42,6 +42,13 @@ pub trait State {
     /// An execution witness proving the current values of `keys`, carrying the given new
     /// values (`None` = read only).
     fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness>;
+    /// A fractional proof of `keys` against the coordinator root (`None` for a single tree).
+    fn prove_fractional(
+        &mut self,
+        _keys: &[TreeKey],
+    ) -> Result<Option<fractional::FractionalProof>> {
+        Ok(None)
+    }
 }
 
 /// A single in-memory tree; height and meta live beside it.
@@ -142,5 +149,71 @@ impl<S: NodeStore> State for TreeState<S> {
         self.tree
             .prove_with_new_values(keys)
             .context("proving from the tree")
+    }
+}
+
+/// The sharded tree of the `fractional` crate (256 hypertrees by first stem byte), in
+/// memory or in a datadir; also reports the coordinator root.
+pub struct FracState {
+    tree: fractional::ShardedTree,
+}
+
+impl FracState {
+    /// An empty in-memory sharded tree.
+    pub fn in_memory() -> FracState {
+        FracState {
+            tree: fractional::ShardedTree::in_memory(fractional::ShardConfig::default()),
+        }
+    }
+
+    /// Opens (creating when missing) the sharded tree in `dir`.
+    pub fn open(dir: &std::path::Path) -> Result<FracState> {
+        Ok(FracState {
+            tree: fractional::ShardedTree::open(dir, fractional::ShardConfig::default())?,
+        })
+    }
+}
+
+impl State for FracState {
+    fn get(&mut self, key: &TreeKey) -> Result<Option<Value>> {
+        Ok(self.tree.get(key)?)
+    }
+
+    fn apply(&mut self, writes: &[(TreeKey, Option<Value>)]) -> Result<()> {
+        self.tree.apply(writes)?;
+        Ok(())
+    }
+
+    fn root(&mut self) -> [u8; 32] {
+        self.tree.canonical_root()
+    }
+
+    fn coordinator_root(&mut self) -> Option<[u8; 32]> {
+        Some(self.tree.coordinator_root())
+    }
+
+    fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {
+        Ok(self.tree.persist(height, meta)?)
+    }
+
+    fn height(&self) -> Option<u64> {
+        self.tree.height()
+    }
+
+    fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.tree.meta(key)?)
+    }
+
+    fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness> {
+        self.tree
+            .prove_with_new_values(keys)
+            .context("proving from the sharded tree")
+    }
+
+    fn prove_fractional(
+        &mut self,
+        keys: &[TreeKey],
+    ) -> Result<Option<fractional::FractionalProof>> {
+        Ok(Some(self.tree.prove_fractional(keys)?))
     }
 }

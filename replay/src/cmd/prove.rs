@@ -30,7 +30,8 @@ pub struct Args {
     /// A file of tree keys, one 32-byte hex key per line (`#` comments and blank lines
     /// allowed); `-` reads stdin.
     keys: PathBuf,
-    /// Prove from a fractional (sharded) datadir.
+    /// Prove from a fractional (sharded) datadir, writing a fractional proof (its wire form,
+    /// `spec/FRACTIONAL.md`; in JSON as hex beside the coordinator root).
     #[arg(long)]
     fractional: bool,
     /// Output format.
@@ -91,26 +92,44 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
             );
         }
     }
-    let entries: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
     let root = state.root();
-    let owned = state
-        .prove(&entries)
-        .with_context(|| format!("{dd}: proving {} keys at block {height}", keys.len()))?;
-    let bytes = match args.format {
-        Format::Ssz => owned.to_ssz().context("encoding the witness as SSZ")?,
-        Format::Json => {
-            let w = owned.to_witness().context("encoding the witness")?;
-            let mut v = serde_json::json!({
-                "blockNumber": height,
-                "stateRoot": crate::hexarg::to_hex(&root),
-                "executionWitness": w.to_json_value(),
-            });
-            if let Some(c) = state.coordinator_root() {
-                v["coordinatorRoot"] = serde_json::json!(crate::hexarg::to_hex(&c));
+    let bytes = if args.fractional {
+        // A fractional proof against the coordinator root (spec/FRACTIONAL.md).
+        let coordinator = state
+            .coordinator_root()
+            .ok_or_else(|| anyhow::anyhow!("{dd}: not a sharded state"))?;
+        let proof = state
+            .prove_fractional(&keys)?
+            .ok_or_else(|| anyhow::anyhow!("{dd}: not a sharded state"))?
+            .to_bytes();
+        match args.format {
+            Format::Ssz => proof,
+            Format::Json => {
+                let v = serde_json::json!({
+                    "blockNumber": height,
+                    "stateRoot": crate::hexarg::to_hex(&root),
+                    "coordinatorRoot": crate::hexarg::to_hex(&coordinator),
+                    "fractionalProof": crate::hexarg::to_hex(&proof),
+                });
+                format!("{v}\n").into_bytes()
             }
-            let mut s = v.to_string();
-            s.push('\n');
-            s.into_bytes()
+        }
+    } else {
+        let entries: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+        let owned = state
+            .prove(&entries)
+            .with_context(|| format!("{dd}: proving {} keys at block {height}", keys.len()))?;
+        match args.format {
+            Format::Ssz => owned.to_ssz().context("encoding the witness as SSZ")?,
+            Format::Json => {
+                let w = owned.to_witness().context("encoding the witness")?;
+                let v = serde_json::json!({
+                    "blockNumber": height,
+                    "stateRoot": crate::hexarg::to_hex(&root),
+                    "executionWitness": w.to_json_value(),
+                });
+                format!("{v}\n").into_bytes()
+            }
         }
     };
     match &args.out {

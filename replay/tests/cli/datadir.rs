@@ -265,3 +265,104 @@ fn genesis_datadir_then_prove_and_verify() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(summary(&out)["height"], 5);
 }
+
+#[test]
+fn fractional_datadir_resumes_and_proves_fractionally() {
+    let dir = tempfile::tempdir().unwrap();
+    let dd = dir.path().join("ddf");
+    let run = |blocks: &Path, mode: &str| {
+        fverkle()
+            .args([
+                "--json",
+                "replay",
+                "--layout",
+                "legacy",
+                "--chain",
+                "kaustinen6",
+                "--mode",
+                mode,
+                "--genesis",
+            ])
+            .arg(devnet6_genesis())
+            .arg("--datadir")
+            .arg(&dd)
+            .arg(blocks)
+            .output()
+            .unwrap()
+    };
+    let chain = chain_blocks();
+    let first = dir.path().join("first.json");
+    write_blocks(&first, &chain[..40]);
+    let out = run(&first, "fractional");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let s1 = summary(&out);
+    assert_eq!(s1["height"], 40);
+    assert_eq!(s1["root"], chain[39]["stateRoot"]);
+
+    // A sharded datadir is not a single tree's.
+    let out = run(&first, "single");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fverkle/mode") && err.contains("fractional"),
+        "{err}"
+    );
+
+    let second = dir.path().join("second.json");
+    write_blocks(&second, &chain[..60]);
+    let out = run(&second, "fractional");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let s2 = summary(&out);
+    assert_eq!(s2["skipped"], 40);
+    assert_eq!(s2["height"], 60);
+    assert_eq!(s2["root"], chain[59]["stateRoot"]);
+
+    // A fractional proof of block 61's keys verifies against the reported coordinator root.
+    let lines = json_lines(&out);
+    let coordinator = lines
+        .iter()
+        .rev()
+        .find_map(|l| l["coordinator_root"].as_str())
+        .unwrap()
+        .to_string();
+    let mut keys = String::new();
+    for s in chain[60]["executionWitness"]["stateDiff"]
+        .as_array()
+        .unwrap()
+    {
+        let stem = s["stem"].as_str().unwrap();
+        for d in s["suffixDiffs"].as_array().unwrap() {
+            let suffix: u64 = match &d["suffix"] {
+                serde_json::Value::String(x) => x.parse().unwrap(),
+                v => v.as_u64().unwrap(),
+            };
+            keys.push_str(&format!("{stem}{suffix:02x}\n"));
+        }
+    }
+    let kf = dir.path().join("keys.txt");
+    std::fs::write(&kf, keys).unwrap();
+    let pf = dir.path().join("p.bin");
+    let out = fverkle()
+        .args(["prove", "--fractional", "--format", "ssz", "--datadir"])
+        .arg(&dd)
+        .arg(&kf)
+        .arg("--out")
+        .arg(&pf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let c: [u8; 32] = hex::decode(&coordinator[2..]).unwrap().try_into().unwrap();
+    let verified = witness::fractional::verify_fractional_bytes(
+        &c,
+        bytes::Bytes::from(std::fs::read(&pf).unwrap()),
+    )
+    .unwrap();
+    assert!(!verified.shards().is_empty());
+    let mut wrong = c;
+    wrong[0] ^= 1;
+    assert!(witness::fractional::verify_fractional_bytes(
+        &wrong,
+        bytes::Bytes::from(std::fs::read(&pf).unwrap())
+    )
+    .is_err());
+}

@@ -26,39 +26,48 @@ fn write_blocks(path: &Path, blocks: &[serde_json::Value]) {
 }
 
 #[test]
-fn kaustinen6_all_200_blocks_match() {
-    let out = fverkle()
-        .args(replay_args(&["--chain", "kaustinen6"]))
-        .arg(chain_file())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let lines = json_lines(&out);
+fn kaustinen6_all_200_blocks_match_in_both_modes() {
     let blocks = chain_blocks();
-    let reports: Vec<&serde_json::Value> =
-        lines.iter().filter(|l| l.get("number").is_some()).collect();
-    assert_eq!(reports.len(), 200);
-    for (r, b) in reports.iter().zip(&blocks) {
-        assert_eq!(r["number"], b["blockNumber"]);
-        assert_eq!(r["ok"], true);
-        assert_eq!(r["post_root"], b["stateRoot"], "block {}", b["blockNumber"]);
-        assert_eq!(
-            r["pre_root"], b["parentStateRoot"],
-            "block {}",
-            b["blockNumber"]
-        );
-        assert!(
-            r["keys_read"].as_u64().unwrap() >= r["keys_written"].as_u64().unwrap()
-                || r["rule"].is_string()
-        );
-        assert!(r["witness_bytes"].as_u64().unwrap() > 0);
+    for mode in ["single", "fractional"] {
+        let out = fverkle()
+            .args(replay_args(&["--chain", "kaustinen6", "--mode", mode]))
+            .arg(chain_file())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
+        let lines = json_lines(&out);
+        let reports: Vec<&serde_json::Value> =
+            lines.iter().filter(|l| l.get("number").is_some()).collect();
+        assert_eq!(reports.len(), 200, "{mode}");
+        for (r, b) in reports.iter().zip(&blocks) {
+            assert_eq!(r["number"], b["blockNumber"]);
+            assert_eq!(r["ok"], true);
+            assert_eq!(
+                r["post_root"], b["stateRoot"],
+                "{mode} block {}",
+                b["blockNumber"]
+            );
+            assert_eq!(
+                r["pre_root"], b["parentStateRoot"],
+                "{mode} block {}",
+                b["blockNumber"]
+            );
+            assert!(r["witness_bytes"].as_u64().unwrap() > 0);
+            assert!(r["shards_touched"].as_u64().unwrap() >= 1);
+            // Only the sharded tree has a coordinator root.
+            assert_eq!(
+                r["coordinator_root"].is_string(),
+                mode == "fractional",
+                "{mode}"
+            );
+        }
+        assert_eq!(reports[0]["rule"], "kaustinen6-eip2935-history-account");
+        assert!(reports[1]["rule"].is_null());
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["summary"], true);
+        assert_eq!(summary["height"], 200);
+        assert_eq!(summary["root"], blocks[199]["stateRoot"]);
     }
-    assert_eq!(reports[0]["rule"], "kaustinen6-eip2935-history-account");
-    assert!(reports[1]["rule"].is_null());
-    let summary = lines.last().unwrap();
-    assert_eq!(summary["summary"], true);
-    assert_eq!(summary["height"], 200);
-    assert_eq!(summary["root"], blocks[199]["stateRoot"]);
 }
 
 #[test]
