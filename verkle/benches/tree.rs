@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use sha2::{Digest, Sha256};
 use verkle::genesis::parse_leaf_csv;
-use verkle::Tree;
+use verkle::store::RocksStore;
+use verkle::{Tree, TreeConfig};
 
 const BLOCK: u32 = 10_000;
 
@@ -39,14 +40,16 @@ fn tree_with(n: u32) -> Tree {
     t
 }
 
-/// Inserts (and commits) a fresh block of 10k keys per iteration into one growing tree.
+/// Inserts (and commits) a fresh block of 10k keys per iteration into one growing tree. The
+/// initial tree is built on the first iteration, so a filtered-out size costs nothing.
 fn insert_10k(c: &mut Criterion) {
     let mut g = c.benchmark_group("insert 10k");
     g.sample_size(10);
     for initial in [0u32, 100_000, 1_000_000] {
-        let mut tree = tree_with(initial);
+        let mut tree: Option<Tree> = None;
         let mut next = 0u32;
         g.bench_function(format!("{initial} initial keys"), |b| {
+            let tree = tree.get_or_insert_with(|| tree_with(initial));
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
@@ -61,6 +64,105 @@ fn insert_10k(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+}
+
+/// A proof for the 10k keys of one block, in a tree holding only those keys (as rust-verkle's
+/// bench does).
+fn proof_10k(c: &mut Criterion) {
+    let keys: Vec<[u8; 32]> = (0..BLOCK).map(block_key).collect();
+    let mut tree: Option<Tree> = None;
+    let mut g = c.benchmark_group("proof 10k");
+    g.sample_size(10);
+    g.bench_function("10k keys", |b| {
+        let tree = tree.get_or_insert_with(|| {
+            let mut t = Tree::new();
+            t.apply(keys.iter().map(|k| (*k, Some(*k)))).unwrap();
+            t.commit();
+            t
+        });
+        b.iter(|| tree.prove(&keys).unwrap())
+    });
+    g.finish();
+}
+
+const STATE_KEYS: u32 = 1_000_000;
+
+/// Opens (building it first when `$FVERKLE_BENCH_STATE` is unset) the 1M-key state.
+fn open_state() -> (Tree<RocksStore>, u64) {
+    let dir = match std::env::var_os("FVERKLE_BENCH_STATE") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => {
+            let tmp =
+                std::env::temp_dir().join(format!("fverkle-bench-state-{}", std::process::id()));
+            let mut t = Tree::open_with(
+                RocksStore::open(&tmp).unwrap(),
+                TreeConfig {
+                    cache_nodes: 200_000,
+                },
+            )
+            .unwrap();
+            let start = Instant::now();
+            for b in 0..STATE_KEYS / 100_000 {
+                t.apply((b * 100_000..(b + 1) * 100_000).map(|i| {
+                    let k = initial_key(i);
+                    (k, Some(k))
+                }))
+                .unwrap();
+                t.persist_with(u64::from(b) + 1, &[]).unwrap();
+            }
+            eprintln!(
+                "built a {STATE_KEYS}-key state in {} in {:?}",
+                tmp.display(),
+                start.elapsed()
+            );
+            tmp
+        }
+    };
+    let store = RocksStore::open(&dir).unwrap();
+    let tree = Tree::open_with(
+        store,
+        TreeConfig {
+            cache_nodes: 200_000,
+        },
+    )
+    .unwrap();
+    let height = tree.height().unwrap_or(0);
+    (tree, height)
+}
+
+/// Updates of 10k existing keys on an on-disk 1M-key state: apply, commit and the RocksDB
+/// write batch. The state is `$FVERKLE_BENCH_STATE` (built by the `build_state` example
+/// with `--keys 1000000`) or, when unset, built into a temporary directory first.
+fn block_10k_rocks(c: &mut Criterion) {
+    let mut state: Option<(Tree<RocksStore>, u64)> = None;
+    let mut round = 0u32;
+    let mut g = c.benchmark_group("block 10k updates on 1M keys (rocksdb)");
+    g.sample_size(10);
+    g.bench_function("apply + commit + write batch", |b| {
+        let (tree, height) = state.get_or_insert_with(open_state);
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                round += 1;
+                // 10k existing keys spread over the state, new values.
+                let writes: Vec<([u8; 32], Option<[u8; 32]>)> = (0..BLOCK)
+                    .map(|i| {
+                        let j = (round.wrapping_mul(BLOCK) + i).wrapping_mul(97) % STATE_KEYS;
+                        let mut v = initial_key(j);
+                        v[0] ^= round as u8;
+                        (initial_key(j), Some(v))
+                    })
+                    .collect();
+                *height += 1;
+                let start = Instant::now();
+                tree.apply(writes).unwrap();
+                tree.persist_with(*height, &[]).unwrap();
+                total += start.elapsed();
+            }
+            total
+        })
+    });
     g.finish();
 }
 
@@ -84,5 +186,11 @@ fn devnet6_genesis(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, devnet6_genesis, insert_10k);
+criterion_group!(
+    benches,
+    devnet6_genesis,
+    insert_10k,
+    proof_10k,
+    block_10k_rocks
+);
 criterion_main!(benches);

@@ -15,8 +15,9 @@
 //! - [`keys`]: `get_tree_key`, stems and suffixes, account header / storage / code positions,
 //!   [`keys::chunkify_code`], and the two account layouts ([`keys::Layout`]).
 //! - [`tree`]: insert / get / delete / batch apply, `commit()` to the root commitment.
-//! - [`store`]: the [`store::NodeStore`] trait (nodes keyed by their path from the root) and
-//!   the in-memory store.
+//! - [`store`]: the [`store::NodeStore`] trait (nodes keyed by their path from the root), the
+//!   in-memory store and the RocksDB store ([`store::RocksStore`]: one atomic write batch
+//!   per persist, with the root and block height); a bounded node cache ([`TreeConfig`]).
 //! - [`proof`]: [`Tree::prove`] — the state diff and Verkle proof of an execution witness,
 //!   byte-identical to go-verkle's.
 //! - [`genesis`]: importing a geth genesis `alloc` or `tree_key,value` CSV files.
@@ -31,5 +32,5 @@ pub mod tree;
 mod uint;
 
 pub use error::{InconsistencyReason, TreeError};
-pub use tree::{CommitCounts, LeafCommitments, Tree, TreeStats};
+pub use tree::{CommitCounts, LeafCommitments, Tree, TreeConfig, TreeStats};
 pub use uint::{ParseU256Error, U256};

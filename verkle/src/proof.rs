@@ -19,6 +19,11 @@
 //! `commitments_by_path` lists every proven node but the root in path order; `other_stems`
 //! holds, sorted, the stems of the leaves reached only by absent-other stems; the openings
 //! are proven in `(path, z)` order with the transcript label `"vt"`.
+//!
+//! The same walk can start at the **top of a subtree** instead of the root
+//! ([`Tree::subtree_openings`]): only nodes at or below the prefix are recorded, and a stem
+//! whose subtree is a single leaf hanging above the prefix is placed at the prefix's depth.
+//! The fractional tree builds standard witnesses and fractional proofs from these pieces.
 
 use std::collections::BTreeMap;
 
@@ -36,8 +41,10 @@ use crate::store::{NodePath, NodeStore};
 use crate::tree::node::{Node, NodeId};
 use crate::tree::{value_scalars, Tree};
 
+pub use ipa::MULTIPROOF_LEN;
+
 /// The Fiat–Shamir transcript label of execution-witness multiproofs (go-verkle `"vt"`).
-const TRANSCRIPT_LABEL: &[u8] = b"vt";
+pub const TRANSCRIPT_LABEL: &[u8] = b"vt";
 
 /// Width of a node's polynomial (the evaluation domain).
 const WIDTH: usize = 256;
@@ -85,6 +92,125 @@ fn opened_indices(opened: &[u64; 4]) -> impl Iterator<Item = u8> + '_ {
     (0..=255u8).filter(move |&i| opened[usize::from(i >> 6)] & (1 << (i & 63)) != 0)
 }
 
+/// One proven node: its commitment, its polynomial (256 evaluations) and the points it is
+/// opened at.
+#[derive(Clone, Debug)]
+pub struct OpenedNode {
+    /// Its path (a subtree's top that hangs above its prefix is given the prefix's path).
+    pub path: Vec<u8>,
+    /// Its commitment.
+    pub commitment: Element,
+    /// Its polynomial in evaluation form.
+    pub poly: Vec<Fr>,
+    /// The points it is opened at, ascending.
+    pub points: Vec<u8>,
+}
+
+/// One proven stem: its `depth_extension_present` byte and its suffixes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StemOpening {
+    /// The stem.
+    pub stem: Stem,
+    /// `(depth << 3) | extension status`.
+    pub ext: u8,
+    /// `(suffix, current value, new value)`, suffix ascending.
+    pub suffixes: Vec<(u8, Option<Value>, Option<Value>)>,
+}
+
+/// The proven part of the subtree under a prefix.
+#[derive(Clone, Debug, Default)]
+pub struct SubtreeOpenings {
+    /// The proven stems, ascending.
+    pub stems: Vec<StemOpening>,
+    /// The proven nodes in path order; the first is the subtree's top when the subtree is
+    /// not empty.
+    pub nodes: Vec<OpenedNode>,
+    /// Stems of the leaves reached only by absent-other stems, ascending.
+    pub other_stems: Vec<Stem>,
+}
+
+/// Why a subtree proof could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SubtreeProofError {
+    /// Reading the tree failed.
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+    /// A key does not start with the subtree's prefix.
+    #[error("key 0x{key} is not under the prefix 0x{prefix}")]
+    KeyOutsidePrefix {
+        /// The key (hex).
+        key: String,
+        /// The prefix (hex).
+        prefix: String,
+    },
+}
+
+/// The multiproof over every opening of `nodes` (taken in order; each node's points in
+/// order) with the transcript `label`: `D ‖ L[8] ‖ R[8] ‖ a` (a little-endian).
+pub fn multiproof_bytes<'a>(
+    label: &[u8],
+    nodes: impl IntoIterator<Item = &'a OpenedNode>,
+) -> [u8; MULTIPROOF_LEN] {
+    let mut queries: Vec<ProverQuery<'_>> = Vec::new();
+    for n in nodes {
+        for &z in &n.points {
+            queries.push(ProverQuery {
+                commitment: n.commitment,
+                poly: &n.poly,
+                point: z,
+                result: n.poly[usize::from(z)],
+            });
+        }
+    }
+    MultiProof::prove(Committer::eip6800(), &mut Transcript::new(label), &queries).to_bytes()
+}
+
+/// The execution witness of proven stems (ascending) and nodes (path order, the root
+/// first): `commitments_by_path` is every node but the root, the multiproof covers all.
+pub fn execution_witness(
+    stems: &[StemOpening],
+    nodes: &[&OpenedNode],
+    mut other_stems: Vec<Stem>,
+) -> OwnedExecutionWitness {
+    let bytes = multiproof_bytes(TRANSCRIPT_LABEL, nodes.iter().copied());
+    let commitments: Vec<Element> = nodes
+        .iter()
+        .filter(|n| !n.path.is_empty())
+        .map(|n| n.commitment)
+        .collect();
+    other_stems.sort_unstable();
+    other_stems.dedup();
+    OwnedExecutionWitness {
+        state_diff: stems
+            .iter()
+            .map(|s| OwnedStemStateDiff {
+                stem: s.stem,
+                suffix_diffs: s
+                    .suffixes
+                    .iter()
+                    .map(|&(suffix, current_value, new_value)| OwnedSuffixStateDiff {
+                        suffix,
+                        current_value,
+                        new_value,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        verkle_proof: OwnedVerkleProof {
+            other_stems,
+            depth_extension_present: stems.iter().map(|s| s.ext).collect(),
+            commitments_by_path: Element::batch_to_bytes(&commitments),
+            d: chunk(&bytes, 0),
+            ipa_proof: OwnedIpaProof {
+                cl: std::array::from_fn(|i| chunk(&bytes, 1 + i)),
+                cr: std::array::from_fn(|i| chunk(&bytes, 1 + IPA_ROUNDS + i)),
+                final_evaluation: chunk(&bytes, 1 + 2 * IPA_ROUNDS),
+            },
+        },
+    }
+}
+
 impl<S: NodeStore> Tree<S> {
     /// Proves the current values of `keys` (duplicates allowed, any order): the execution
     /// witness of a block that reads them and writes nothing (every `new_value` is `None`).
@@ -111,21 +237,52 @@ impl<S: NodeStore> Tree<S> {
         &mut self,
         keys: &[(TreeKey, Option<Value>)],
     ) -> Result<OwnedExecutionWitness, TreeError> {
-        let committer = Committer::eip6800();
+        let o = match self.subtree_openings(&[], keys) {
+            Ok(o) => o,
+            Err(SubtreeProofError::Tree(e)) => return Err(e),
+            Err(SubtreeProofError::KeyOutsidePrefix { .. }) => {
+                unreachable!("every key is under the empty prefix")
+            }
+        };
+        let nodes: Vec<&OpenedNode> = o.nodes.iter().collect();
+        Ok(execution_witness(&o.stems, &nodes, o.other_stems))
+    }
+
+    /// The proven part of the subtree under `prefix` for `keys` (each must start with
+    /// `prefix`; duplicates allowed, for a key listed twice the last new value wins): every
+    /// node at or below the prefix on the keys' paths, with its polynomial and openings, the
+    /// stems' extension statuses (depths count from the tree's root) and current values.
+    /// Commits pending changes first.
+    ///
+    /// When the subtree is empty no node is recorded and every stem is absent-empty at the
+    /// prefix's depth; when it is a single leaf (wherever it hangs) that leaf is the top, at
+    /// the prefix's path and depth.
+    pub fn subtree_openings(
+        &mut self,
+        prefix: &[u8],
+        keys: &[(TreeKey, Option<Value>)],
+    ) -> Result<SubtreeOpenings, SubtreeProofError> {
         self.commit();
         let mut stems: BTreeMap<Stem, Suffixes> = BTreeMap::new();
         for (key, new_value) in keys {
+            if !key.starts_with(prefix) {
+                return Err(SubtreeProofError::KeyOutsidePrefix {
+                    key: hex::encode(key),
+                    prefix: hex::encode(prefix),
+                });
+            }
             let (stem, suffix) = split_key(key);
             stems.entry(stem).or_default().insert(suffix, *new_value);
         }
         let stems: Vec<(Stem, Suffixes)> = stems.into_iter().collect();
+        let top = prefix.len();
 
         // Walk every stem's path; collect the proven nodes by path.
         let mut nodes: BTreeMap<Vec<u8>, ProofNode> = BTreeMap::new();
         let mut ext_bytes: Vec<u8> = Vec::with_capacity(stems.len());
         let mut present_leaf: Vec<Option<NodeId>> = Vec::with_capacity(stems.len());
         for (stem_index, (stem, suffixes)) in stems.iter().enumerate() {
-            let (depth, ext, leaf) = self.walk(stem, &mut nodes)?;
+            let (depth, ext, leaf) = self.walk(top, stem, &mut nodes)?;
             ext_bytes.push(((depth as u8) << 3) | ext);
             let Some(leaf) = leaf else {
                 present_leaf.push(None);
@@ -167,22 +324,18 @@ impl<S: NodeStore> Tree<S> {
 
         // Commitments, polynomials and openings in path order.
         let arena = self.arena();
-        let mut commitments: Vec<Element> = Vec::with_capacity(nodes.len());
         let mut other_stems: Vec<[u8; STEM_LEN]> = Vec::new();
-        let mut polys: Vec<Vec<Fr>> = Vec::with_capacity(nodes.len());
-        let mut openings: Vec<(usize, Element, u8)> = Vec::new();
+        let mut opened: Vec<OpenedNode> = Vec::with_capacity(nodes.len());
         for (path, node) in &nodes {
             let mut poly = vec![Fr::zero(); WIDTH];
-            let poly_index = polys.len();
+            let mut points: Vec<u8> = Vec::new();
             let commitment = match node {
                 ProofNode::Internal { id, opened } => {
                     let n = arena.internal(*id);
                     for e in &n.children {
                         poly[usize::from(e.index)] = e.committed;
                     }
-                    for z in opened_indices(opened) {
-                        openings.push((poly_index, n.commitment, z));
-                    }
+                    points.extend(opened_indices(opened));
                     n.commitment
                 }
                 ProofNode::Leaf { id, present } => {
@@ -194,13 +347,12 @@ impl<S: NodeStore> Tree<S> {
                     if present.is_none() {
                         other_stems.push(l.stem);
                     }
-                    openings.push((poly_index, l.commitment, 0));
-                    openings.push((poly_index, l.commitment, 1));
+                    points.extend([0, 1]);
                     for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
                         let mut p = path.clone();
                         p.push(byte);
                         if present.is_some() && nodes.contains_key(&p) {
-                            openings.push((poly_index, l.commitment, byte));
+                            points.push(byte);
                         }
                     }
                     l.commitment
@@ -218,100 +370,93 @@ impl<S: NodeStore> Tree<S> {
                         poly[z] = lo;
                         poly[z + 1] = hi;
                     }
-                    let c = if *high { l.c2 } else { l.c1 };
                     for &s in stems[*stem_index].1.keys().filter(|&&s| in_half(s)) {
                         let z = 2 * (s % 128);
-                        openings.push((poly_index, c, z));
-                        openings.push((poly_index, c, z + 1));
+                        points.extend([z, z + 1]);
                     }
-                    c
+                    if *high {
+                        l.c2
+                    } else {
+                        l.c1
+                    }
                 }
             };
-            polys.push(poly);
-            if !path.is_empty() {
-                commitments.push(commitment);
-            }
-        }
-        let queries: Vec<ProverQuery<'_>> = openings
-            .iter()
-            .map(|&(i, commitment, point)| ProverQuery {
+            opened.push(OpenedNode {
+                path: path.clone(),
                 commitment,
-                poly: &polys[i],
-                point,
-                result: polys[i][usize::from(point)],
-            })
-            .collect();
-        let proof = MultiProof::prove(committer, &mut Transcript::new(TRANSCRIPT_LABEL), &queries);
-        // `D ‖ L[8] ‖ R[8] ‖ a` (a little-endian), 32 bytes each.
-        let bytes = proof.to_bytes();
+                poly,
+                points,
+            });
+        }
         other_stems.sort_unstable();
         other_stems.dedup();
 
-        let state_diff = stems
+        let stems = stems
             .iter()
             .zip(&present_leaf)
-            .map(|((stem, suffixes), leaf)| OwnedStemStateDiff {
+            .zip(ext_bytes)
+            .map(|(((stem, suffixes), leaf), ext)| StemOpening {
                 stem: *stem,
-                suffix_diffs: suffixes
+                ext,
+                suffixes: suffixes
                     .iter()
-                    .map(|(&suffix, new_value)| OwnedSuffixStateDiff {
-                        suffix,
-                        current_value: leaf.and_then(|id| arena.leaf(id).get(suffix).copied()),
-                        new_value: *new_value,
+                    .map(|(&suffix, new_value)| {
+                        let current = leaf.and_then(|id| arena.leaf(id).get(suffix).copied());
+                        (suffix, current, *new_value)
                     })
                     .collect(),
             })
             .collect();
-        Ok(OwnedExecutionWitness {
-            state_diff,
-            verkle_proof: OwnedVerkleProof {
-                other_stems,
-                depth_extension_present: ext_bytes,
-                commitments_by_path: Element::batch_to_bytes(&commitments),
-                d: chunk(&bytes, 0),
-                ipa_proof: OwnedIpaProof {
-                    cl: std::array::from_fn(|i| chunk(&bytes, 1 + i)),
-                    cr: std::array::from_fn(|i| chunk(&bytes, 1 + IPA_ROUNDS + i)),
-                    final_evaluation: chunk(&bytes, 1 + 2 * IPA_ROUNDS),
-                },
-            },
+        Ok(SubtreeOpenings {
+            stems,
+            nodes: opened,
+            other_stems,
         })
     }
 
-    /// Walks the path of `stem`, recording each internal node and the slot it is opened at.
-    /// Returns the depth where the path ends, the extension status, and the leaf there (if
-    /// any: the stem's own leaf or another stem's).
+    /// Walks the path of `stem`, recording each internal node at depth `top` or below and
+    /// the slot it is opened at. Returns the depth where the path ends, the extension
+    /// status, and the leaf there (if any: the stem's own leaf or another stem's). A path
+    /// that ends above depth `top` ends, for the subtree, at `top`: in an empty slot, or in
+    /// the subtree's only leaf.
     fn walk(
         &mut self,
+        top: usize,
         stem: &Stem,
         nodes: &mut BTreeMap<Vec<u8>, ProofNode>,
     ) -> Result<(usize, u8, Option<NodeId>), TreeError> {
         let mut cur = self.root_id();
         for depth in 0..STEM_LEN {
             let index = stem[depth];
-            let entry = nodes
-                .entry(path_key(stem, depth))
-                .or_insert(ProofNode::Internal {
-                    id: cur,
-                    opened: [0; 4],
-                });
-            if let ProofNode::Internal { opened, .. } = entry {
-                opened[usize::from(index >> 6)] |= 1 << (index & 63);
+            if depth >= top {
+                let entry = nodes
+                    .entry(path_key(stem, depth))
+                    .or_insert(ProofNode::Internal {
+                        id: cur,
+                        opened: [0; 4],
+                    });
+                if let ProofNode::Internal { opened, .. } = entry {
+                    opened[usize::from(index >> 6)] |= 1 << (index & 63);
+                }
             }
             let Ok(pos) = self.arena().internal(cur).find(index) else {
-                return Ok((depth + 1, EXT_ABSENT_EMPTY, None));
+                return Ok(((depth + 1).max(top), EXT_ABSENT_EMPTY, None));
             };
             let child_path = NodePath::new(&stem[..=depth]).expect("a stem prefix fits a path");
             let child = self.load_child(cur, pos, child_path)?;
             match self.arena().get(child) {
                 Node::Internal(_) => cur = child,
                 Node::Leaf(l) => {
+                    if depth + 1 < top && l.stem[..top] != stem[..top] {
+                        // The only leaf on the way holds another subtree's stem.
+                        return Ok((top, EXT_ABSENT_EMPTY, None));
+                    }
                     let ext = if l.stem == *stem {
                         EXT_PRESENT
                     } else {
                         EXT_ABSENT_OTHER
                     };
-                    return Ok((depth + 1, ext, Some(child)));
+                    return Ok(((depth + 1).max(top), ext, Some(child)));
                 }
             }
         }

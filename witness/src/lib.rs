@@ -60,6 +60,7 @@
 mod canonical;
 mod error;
 mod execution_witness;
+pub mod fractional;
 pub mod fuzz;
 mod json;
 mod owned;
@@ -72,6 +73,7 @@ mod view;
 pub use canonical::check_canonical;
 pub use error::{CanonicalError, JsonError, SszError, SszField, WitnessError};
 pub use execution_witness::ExecutionWitness;
+pub use fractional::{verify_fractional, FractionalVerifyError, VerifiedFractional};
 pub use json::{find_json_witnesses, MAX_SEARCH_DEPTH, WITNESS_KEYS};
 pub use owned::{
     OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,

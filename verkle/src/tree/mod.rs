@@ -11,11 +11,12 @@
 
 mod commit;
 pub(crate) mod node;
+pub mod subtree;
 
 pub(crate) use commit::value_scalars;
 pub use commit::CommitCounts;
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use banderwagon::arith::Zero;
 use banderwagon::{Element, Fr};
@@ -38,8 +39,41 @@ pub struct TreeStats {
     pub internal_nodes_in_memory: usize,
     /// Nodes read from the store so far.
     pub nodes_loaded: u64,
+    /// Nodes evicted from memory so far (see [`TreeConfig::cache_nodes`]).
+    pub nodes_evicted: u64,
     /// Commitment work of every commit so far.
     pub commit: CommitCounts,
+}
+
+/// How a store-backed tree uses memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeConfig {
+    /// The most nodes kept in memory after a persist. Clean nodes beyond it are evicted:
+    /// the top levels are kept (breadth-first from the root), deeper nodes become store
+    /// handles that still carry their map-to-field scalar. Between persists the tree also
+    /// holds every node the changes since the last persist touched. `usize::MAX`: never
+    /// evict.
+    pub cache_nodes: usize,
+}
+
+impl TreeConfig {
+    /// The default node budget: 500,000 nodes (a few hundred MB).
+    pub const DEFAULT_CACHE_NODES: usize = 500_000;
+
+    /// Keep every node in memory.
+    pub const fn unbounded() -> TreeConfig {
+        TreeConfig {
+            cache_nodes: usize::MAX,
+        }
+    }
+}
+
+impl Default for TreeConfig {
+    fn default() -> Self {
+        TreeConfig {
+            cache_nodes: TreeConfig::DEFAULT_CACHE_NODES,
+        }
+    }
 }
 
 /// The commitments of one leaf node.
@@ -82,14 +116,16 @@ pub struct Tree<S: NodeStore = MemoryStore> {
     committer: &'static Committer,
     counts: CommitCounts,
     loads: u64,
+    evicted: u64,
     /// Block height as of the last persist (or as opened).
     height: Option<u64>,
+    config: TreeConfig,
 }
 
 impl Tree<MemoryStore> {
-    /// An empty tree over a fresh [`MemoryStore`].
+    /// An empty tree over a fresh [`MemoryStore`], keeping every node in memory.
     pub fn new() -> Tree<MemoryStore> {
-        Tree::empty_over(MemoryStore::new())
+        Tree::empty_over(MemoryStore::new(), TreeConfig::unbounded())
     }
 }
 
@@ -140,7 +176,7 @@ fn node_from_record(rec: StoredNode) -> Node {
 }
 
 impl<S: NodeStore> Tree<S> {
-    fn empty_over(store: S) -> Tree<S> {
+    fn empty_over(store: S, config: TreeConfig) -> Tree<S> {
         let mut arena = Arena::default();
         let root = arena.alloc(Node::Internal(Internal::empty(0)));
         Tree {
@@ -151,7 +187,9 @@ impl<S: NodeStore> Tree<S> {
             committer: Committer::eip6800(),
             counts: CommitCounts::default(),
             loads: 0,
+            evicted: 0,
             height: None,
+            config,
         }
     }
 
@@ -160,9 +198,15 @@ impl<S: NodeStore> Tree<S> {
     ///
     /// The root node's commitment must equal the root meta record ([`META_ROOT`]) when one
     /// exists ([`TreeError::RootMismatch`] otherwise); the block height ([`META_HEIGHT`])
-    /// is read into [`Tree::height`].
+    /// is read into [`Tree::height`]. The node cache has the default budget
+    /// ([`TreeConfig::default`]).
     pub fn open(store: S) -> Result<Tree<S>, TreeError> {
-        let mut tree = Tree::empty_over(store);
+        Tree::open_with(store, TreeConfig::default())
+    }
+
+    /// [`Tree::open`] with a memory configuration.
+    pub fn open_with(store: S, config: TreeConfig) -> Result<Tree<S>, TreeError> {
+        let mut tree = Tree::empty_over(store, config);
         let stored_root =
             match tree.store.get_meta(META_ROOT).map_err(store_error)? {
                 None => None,
@@ -226,6 +270,7 @@ impl<S: NodeStore> Tree<S> {
             nodes_in_memory: self.arena.live(),
             internal_nodes_in_memory: self.arena.internal_count(),
             nodes_loaded: self.loads,
+            nodes_evicted: self.evicted,
             commit: self.counts,
         }
     }
@@ -687,10 +732,13 @@ impl<S: NodeStore> Tree<S> {
 
     /// Commits, then writes every node changed since the last persist (and deletes the
     /// records of nodes that moved or vanished) with the root commitment, in one atomic
-    /// [`NodeBatch`]. The stored height is left as it is.
+    /// [`NodeBatch`]. The stored height is left as it is. Afterwards nodes beyond the
+    /// cache budget are evicted ([`Tree::evict`]).
     pub fn persist(&mut self) -> Result<(), TreeError> {
         let (batch, written) = self.collect_batch(self.height, &[])?;
-        self.write_collected(batch, written, self.height)
+        self.write_collected(batch, written, self.height)?;
+        self.evict();
+        Ok(())
     }
 
     /// [`Tree::persist`], also writing the block `height` and the caller's `extra_meta`
@@ -701,13 +749,16 @@ impl<S: NodeStore> Tree<S> {
         extra_meta: &[(&[u8], &[u8])],
     ) -> Result<(), TreeError> {
         let (batch, written) = self.collect_batch(Some(height), extra_meta)?;
-        self.write_collected(batch, written, Some(height))
+        self.write_collected(batch, written, Some(height))?;
+        self.evict();
+        Ok(())
     }
 
     /// Commits and returns the batch [`Tree::persist_with`] would write, without writing
     /// it: the nodes count as persisted from now on, so the caller must write the batch
     /// (for example merged with other trees' batches into one atomic write). If that write
-    /// fails, drop the tree and [`Tree::open`] the store again.
+    /// fails, drop the tree and [`Tree::open`] the store again. Nothing is evicted: call
+    /// [`Tree::evict`] once the batch is written.
     pub fn take_batch(
         &mut self,
         height: u64,
@@ -716,6 +767,61 @@ impl<S: NodeStore> Tree<S> {
         let (batch, written) = self.collect_batch(Some(height), extra_meta)?;
         self.mark_persisted(written, Some(height));
         Ok(batch)
+    }
+
+    /// Shrinks the node cache to [`TreeConfig::cache_nodes`]: keeps nodes breadth-first
+    /// from the root up to the budget and turns every other child into a store handle
+    /// (freeing its subtree). Does nothing while changes are not persisted, or when the
+    /// tree is within budget. Roots and contents are unchanged; evicted nodes are read
+    /// back from the store when an operation reaches them.
+    pub fn evict(&mut self) {
+        let budget = self.config.cache_nodes.max(1);
+        if self.arena.live() <= budget
+            || self.arena.get(self.root).flags() & (DIRTY | UNSAVED) != 0
+            || !self.pending_deletes.is_empty()
+        {
+            return;
+        }
+        let mut kept = 1usize;
+        let mut queue = VecDeque::from([self.root]);
+        let mut doomed: Vec<NodeId> = Vec::new();
+        while let Some(id) = queue.pop_front() {
+            let Node::Internal(n) = self.arena.get(id) else {
+                continue;
+            };
+            let mut drop_from: Vec<usize> = Vec::new();
+            for (pos, e) in n.children.iter().enumerate() {
+                if let ChildRef::Loaded(c) = e.child {
+                    if kept < budget {
+                        kept += 1;
+                        queue.push_back(c);
+                    } else {
+                        drop_from.push(pos);
+                    }
+                }
+            }
+            for pos in drop_from {
+                let entry = &self.arena.internal(id).children[pos];
+                let ChildRef::Loaded(c) = entry.child else {
+                    continue;
+                };
+                let child = self.arena.get(c);
+                debug_assert!(child.mtf() == entry.committed);
+                let kind = child.kind();
+                self.arena.internal_mut(id).children[pos].child = ChildRef::Stored(kind);
+                doomed.push(c);
+            }
+        }
+        while let Some(id) = doomed.pop() {
+            if let Some(Node::Internal(n)) = self.arena.free(id) {
+                for e in &n.children {
+                    if let ChildRef::Loaded(c) = e.child {
+                        doomed.push(c);
+                    }
+                }
+            }
+            self.evicted += 1;
+        }
     }
 
     fn write_collected(

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use verkle::genesis::parse_leaf_csv;
 use verkle::keys::{TreeKey, Value};
 use verkle::store::{MemoryStore, NodeBatch, NodePath, NodeStore};
-use verkle::{Tree, TreeError};
+use verkle::{Tree, TreeConfig, TreeError};
 
 use crate::common::{read_text, tree_of};
 
@@ -159,4 +159,67 @@ fn corrupt_records_are_typed_errors() {
         Tree::open(store),
         Err(TreeError::Inconsistent { .. })
     ));
+}
+
+fn hashed_key(i: u32) -> TreeKey {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(i.to_be_bytes()).into()
+}
+
+#[test]
+fn bounded_cache_stays_within_budget_and_keeps_roots() {
+    let budget = 1_500;
+    let mut bounded = Tree::open_with(
+        MemoryStore::new(),
+        TreeConfig {
+            cache_nodes: budget,
+        },
+    )
+    .unwrap();
+    let mut full = Tree::new();
+    let mut model: BTreeMap<TreeKey, Value> = BTreeMap::new();
+    for b in 0..16u32 {
+        let mut writes: Vec<(TreeKey, Option<Value>)> = (0..600u32)
+            .map(|i| {
+                let k = hashed_key(b * 600 + i);
+                (k, Some(k))
+            })
+            .collect();
+        if b > 0 {
+            // Touch evicted leaves: updates and deletes of the previous blocks' keys.
+            for i in 0..80u32 {
+                writes.push((hashed_key((b - 1) * 600 + i * 7), Some([b as u8; 32])));
+                writes.push((hashed_key(i * 3 + b), None));
+            }
+        }
+        for (k, v) in &writes {
+            match v {
+                Some(v) => model.insert(*k, *v),
+                None => model.remove(k),
+            };
+        }
+        bounded.apply(writes.clone()).unwrap();
+        full.apply(writes).unwrap();
+        bounded.persist().unwrap();
+        let stats = bounded.stats();
+        assert!(
+            stats.nodes_in_memory <= budget,
+            "block {b}: {} nodes in memory",
+            stats.nodes_in_memory
+        );
+        assert_eq!(bounded.root_bytes(), full.root_bytes(), "block {b}");
+    }
+    let stats = bounded.stats();
+    assert!(
+        stats.nodes_evicted > 0 && stats.nodes_loaded > 0,
+        "{stats:?}"
+    );
+    assert!(full.stats().nodes_in_memory > 5 * budget);
+    for (k, v) in model.iter().step_by(17) {
+        assert_eq!(bounded.get(k).unwrap(), Some(*v));
+    }
+    // The evicted tree reopens at the same root.
+    let root = bounded.root_bytes();
+    let mut again = Tree::open(bounded.into_store()).unwrap();
+    assert_eq!(again.root_bytes(), root);
 }

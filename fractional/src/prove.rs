@@ -1,0 +1,209 @@
+//! Proofs from the sharded tree: standard execution witnesses (byte-identical to a single
+//! tree's) and fractional proofs (`spec/FRACTIONAL.md` §4).
+
+use verkle::keys::{TreeKey, Value};
+use verkle::proof::{
+    execution_witness, multiproof_bytes, OpenedNode, SubtreeOpenings, SubtreeProofError,
+    MULTIPROOF_LEN,
+};
+use verkle::Tree;
+use witness::fractional::{
+    OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix, OwnedShardEntry,
+    TRANSCRIPT_LABEL,
+};
+use witness::OwnedExecutionWitness;
+
+use crate::canonical::{CanonicalTop, PrefixShape};
+use crate::error::FractionalError;
+use crate::shard::ShardDepth;
+use crate::sharded::{ShardedTree, Write};
+
+/// Splits sorted `(key, new value)` pairs into runs with the same `group(key)`.
+fn runs<K: PartialEq + Copy>(keys: &[Write], group: impl Fn(&TreeKey) -> K) -> Vec<(K, &[Write])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while let Some((k, _)) = keys.get(start) {
+        let g = group(k);
+        let len = keys[start..]
+            .iter()
+            .take_while(|(k, _)| group(k) == g)
+            .count();
+        out.push((g, &keys[start..start + len]));
+        start += len;
+    }
+    out
+}
+
+fn internal_node(
+    path: Vec<u8>,
+    commitment: banderwagon::Element,
+    slots: &[banderwagon::Fr],
+    points: Vec<u8>,
+) -> OpenedNode {
+    OpenedNode {
+        path,
+        commitment,
+        poly: slots.to_vec(),
+        points,
+    }
+}
+
+impl ShardedTree {
+    /// The openings of `keys` (all in shard `shard`) in the subtree under `prefix` of that
+    /// shard's tree.
+    fn shard_openings(
+        &mut self,
+        shard: u16,
+        prefix: &[u8],
+        keys: &[(TreeKey, Option<Value>)],
+    ) -> Result<SubtreeOpenings, FractionalError> {
+        self.ensure_open(&[shard])?;
+        let map = |e: SubtreeProofError| match e {
+            SubtreeProofError::Tree(source) => FractionalError::Tree { shard, source },
+            other => FractionalError::Store(Box::new(other)),
+        };
+        match self
+            .shards
+            .get_mut(usize::from(shard))
+            .and_then(|s| s.as_deref_mut())
+        {
+            Some(t) => t.subtree_openings(prefix, keys).map_err(map),
+            None => Tree::new().subtree_openings(prefix, keys).map_err(map),
+        }
+    }
+
+    /// The standard execution witness of `keys` (duplicates allowed, any order) against
+    /// [`ShardedTree::canonical_root`]: byte for byte what a single `verkle::Tree` over the
+    /// same key/value set proves.
+    pub fn prove(&mut self, keys: &[TreeKey]) -> Result<OwnedExecutionWitness, FractionalError> {
+        let keys: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+        self.prove_with_new_values(&keys)
+    }
+
+    /// [`ShardedTree::prove`], carrying the block's new values into the state diff (as
+    /// `verkle::Tree::prove_with_new_values`).
+    pub fn prove_with_new_values(
+        &mut self,
+        keys: &[(TreeKey, Option<Value>)],
+    ) -> Result<OwnedExecutionWitness, FractionalError> {
+        let mut keys = keys.to_vec();
+        // Stable: a key listed twice keeps its last new value last.
+        keys.sort_by_key(|w| w.0);
+        let depth = self.config.depth;
+        let mut root_points: Vec<u8> = Vec::new();
+        let mut nodes: Vec<OpenedNode> = Vec::new();
+        let mut stems = Vec::new();
+        let mut other_stems = Vec::new();
+        let mut take = |o: SubtreeOpenings, nodes: &mut Vec<OpenedNode>| {
+            nodes.extend(o.nodes);
+            stems.extend(o.stems);
+            other_stems.extend(o.other_stems);
+        };
+        for (a, group) in runs(&keys, |k| k[0]) {
+            root_points.push(a);
+            match depth {
+                ShardDepth::One => {
+                    let o = self.shard_openings(u16::from(a), &[a], group)?;
+                    take(o, &mut nodes);
+                }
+                ShardDepth::Two => match CanonicalTop::prefix_shape(&self.tops, a) {
+                    PrefixShape::Empty => {
+                        let o = self.shard_openings(u16::from(a) << 8, &[a], group)?;
+                        take(o, &mut nodes);
+                    }
+                    PrefixShape::Lone(i) => {
+                        let o = self.shard_openings(i, &[a], group)?;
+                        take(o, &mut nodes);
+                    }
+                    PrefixShape::Internal => {
+                        let sub = runs(group, |k| k[1]);
+                        if let Some((c, slots)) = self.canonical.level1(a) {
+                            let points = sub.iter().map(|(b, _)| *b).collect();
+                            nodes.push(internal_node(vec![a], c, slots, points));
+                        }
+                        for (b, g) in sub {
+                            let shard = u16::from_be_bytes([a, b]);
+                            let o = self.shard_openings(shard, &[a, b], g)?;
+                            take(o, &mut nodes);
+                        }
+                    }
+                },
+            }
+        }
+        let root = internal_node(
+            Vec::new(),
+            self.canonical.root(),
+            self.canonical.root_slots(),
+            root_points,
+        );
+        let all: Vec<&OpenedNode> = std::iter::once(&root).chain(nodes.iter()).collect();
+        Ok(execution_witness(&stems, &all, other_stems))
+    }
+
+    /// The fractional proof of `keys` (duplicates allowed, any order) against
+    /// [`ShardedTree::coordinator_root`]: the touched shards' commitments, the coordinator
+    /// multiproof for them, and one IPA multiproof over the openings inside their
+    /// hypertrees. Encode it with [`OwnedFractionalProof::to_bytes`]; a light client checks
+    /// it with `witness::verify_fractional`.
+    pub fn prove_fractional(
+        &mut self,
+        keys: &[TreeKey],
+    ) -> Result<OwnedFractionalProof, FractionalError> {
+        if keys.is_empty() {
+            return Err(FractionalError::NoKeys);
+        }
+        let mut keys: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+        keys.sort_by_key(|w| w.0);
+        let depth = self.config.depth;
+        let mut shards = Vec::new();
+        let mut nodes: Vec<OpenedNode> = Vec::new();
+        let mut other_stems = Vec::new();
+        for (s, group) in runs(&keys, |k| depth.shard_of(k)) {
+            let o = self.shard_openings(s, depth.prefix(s), group)?;
+            shards.push(OwnedShardEntry {
+                index: s,
+                commitment: self.shard_commitment(s),
+                stems: o
+                    .stems
+                    .into_iter()
+                    .map(|st| OwnedFractionalStem {
+                        stem: st.stem,
+                        ext: st.ext,
+                        suffixes: st
+                            .suffixes
+                            .into_iter()
+                            .map(|(suffix, current_value, _)| OwnedFractionalSuffix {
+                                suffix,
+                                current_value,
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            });
+            nodes.extend(o.nodes);
+            other_stems.extend(o.other_stems);
+        }
+        other_stems.sort_unstable();
+        other_stems.dedup();
+        let top_len = depth.bytes();
+        let commitments: Vec<banderwagon::Element> = nodes
+            .iter()
+            .filter(|n| n.path.len() > top_len)
+            .map(|n| n.commitment)
+            .collect();
+        let multiproof = if nodes.iter().all(|n| n.points.is_empty()) {
+            [0u8; MULTIPROOF_LEN]
+        } else {
+            multiproof_bytes(TRANSCRIPT_LABEL, &nodes)
+        };
+        let indices: Vec<u16> = shards.iter().map(|s| s.index).collect();
+        Ok(OwnedFractionalProof {
+            depth: depth.to_byte(),
+            siblings: self.coordinator.siblings(&indices),
+            shards,
+            other_stems,
+            commitments: banderwagon::Element::batch_to_bytes(&commitments),
+            multiproof,
+        })
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests of the fractional tree.
+#![allow(clippy::unwrap_used)]
+
+mod proofs;
+mod props;
+mod rocks;

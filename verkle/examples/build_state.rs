@@ -1,0 +1,105 @@
+//! Builds an on-disk state of N keys in batches and reports time and peak memory.
+//!
+//! ```text
+//! cargo run --release -p verkle --example build_state -- --keys 1000000 --datadir DIR \
+//!     [--batch 100000] [--cache-nodes 200000]
+//! ```
+//!
+//! Keys are rust-verkle's initial keys, `SHA-256(u32_be(i) ‖ 28 zero bytes ‖ "seed")`, value =
+//! key. Each batch is applied, committed and written as one RocksDB write batch at height =
+//! batch number, then the node cache is trimmed to its budget. Peak RSS is the kernel's
+//! high-water mark (`VmHWM` in `/proc/self/status`, what `getrusage` reports as `ru_maxrss`).
+#![allow(clippy::unwrap_used)]
+
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+use verkle::store::RocksStore;
+use verkle::{Tree, TreeConfig};
+
+fn initial_key(i: u32) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(i.to_be_bytes());
+    h.update([0u8; 28]);
+    h.update(b"seed");
+    h.finalize().into()
+}
+
+/// `VmRSS` and `VmHWM` in MiB (Linux).
+fn rss_mib() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(f64::NAN, |kb| kb / 1024.0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn usage() -> ! {
+    eprintln!("usage: build_state --keys N --datadir DIR [--batch N] [--cache-nodes N]");
+    std::process::exit(2)
+}
+
+fn main() {
+    let mut keys: u32 = 1_000_000;
+    let mut batch: u32 = 100_000;
+    let mut cache_nodes: usize = 200_000;
+    let mut datadir: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| usage());
+        match a.as_str() {
+            "--keys" => keys = value().parse().unwrap_or_else(|_| usage()),
+            "--batch" => batch = value().parse().unwrap_or_else(|_| usage()),
+            "--cache-nodes" => cache_nodes = value().parse().unwrap_or_else(|_| usage()),
+            "--datadir" => datadir = Some(value()),
+            _ => usage(),
+        }
+    }
+    let Some(datadir) = datadir else { usage() };
+    let batch = batch.max(1);
+    let store = RocksStore::open(&datadir).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let mut tree = Tree::open_with(store, TreeConfig { cache_nodes }).unwrap();
+    if tree.height().is_some() {
+        eprintln!("{datadir} already holds a state; give an empty directory");
+        std::process::exit(1);
+    }
+    let start = Instant::now();
+    let mut done = 0u32;
+    let mut height = 0u64;
+    while done < keys {
+        let end = keys.min(done.saturating_add(batch));
+        let t = Instant::now();
+        tree.apply((done..end).map(|i| {
+            let k = initial_key(i);
+            (k, Some(k))
+        }))
+        .unwrap();
+        height += 1;
+        tree.persist_with(height, &[(b"build_state_keys", &end.to_be_bytes())])
+            .unwrap();
+        done = end;
+        let (rss, hwm) = rss_mib();
+        let s = tree.stats();
+        println!(
+            "{{\"keys\":{done},\"batch_ms\":{},\"nodes_in_memory\":{},\"nodes_loaded\":{},\"rss_mib\":{rss:.0},\"peak_rss_mib\":{hwm:.0}}}",
+            t.elapsed().as_millis(),
+            s.nodes_in_memory,
+            s.nodes_loaded,
+        );
+    }
+    let root = tree.root_bytes();
+    let (_, hwm) = rss_mib();
+    println!(
+        "{{\"keys\":{keys},\"root\":\"0x{}\",\"total_s\":{:.1},\"peak_rss_mib\":{hwm:.0},\"cache_nodes\":{cache_nodes}}}",
+        hex::encode(root),
+        start.elapsed().as_secs_f64()
+    );
+}
