@@ -39,8 +39,8 @@ pub enum Kind {
     /// An execution witness against a pre-state root: valid (with its post-state root) or
     /// invalid (with the rule it breaks).
     Witness,
-    /// A fractional proof (`spec/FRACTIONAL.md`). Pending: the `fractional` crate has not
-    /// landed, so no file of this kind is generated or accepted yet.
+    /// A fractional proof (`spec/FRACTIONAL.md`). Pending: no generator or checker yet, so
+    /// no file of this kind is generated, and one is rejected rather than passed unchecked.
     FractionalProof,
 }
 
