@@ -36,4 +36,13 @@ pub enum FractionalError {
     /// A proof was asked for no keys.
     #[error("a proof needs at least one key")]
     NoKeys,
+    /// The proof has more items of one kind than its 16-bit wire count can hold; prove
+    /// fewer keys at a time.
+    #[error("fractional proof too large: {count} {what} (the wire format holds at most 65,535)")]
+    ProofTooLarge {
+        /// Which count overflows (`shards`, `stems in one shard`, `siblings`, `other stems`).
+        what: &'static str,
+        /// How many there are.
+        count: usize,
+    },
 }

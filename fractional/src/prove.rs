@@ -197,13 +197,65 @@ impl ShardedTree {
             multiproof_bytes(TRANSCRIPT_LABEL, &nodes)
         };
         let indices: Vec<u16> = shards.iter().map(|s| s.index).collect();
-        Ok(OwnedFractionalProof {
+        let proof = OwnedFractionalProof {
             depth: depth.to_byte(),
             siblings: self.coordinator.siblings(&indices),
             shards,
             other_stems,
             commitments: banderwagon::Element::batch_to_bytes(&commitments),
             multiproof,
-        })
+        };
+        check_representable(&proof)?;
+        Ok(proof)
+    }
+}
+
+/// Refuses a proof whose counts do not fit the wire format's 16-bit fields, which
+/// [`OwnedFractionalProof::to_bytes`] could not encode faithfully.
+fn check_representable(proof: &OwnedFractionalProof) -> Result<(), FractionalError> {
+    let max = usize::from(u16::MAX);
+    let stems = proof
+        .shards
+        .iter()
+        .map(|s| s.stems.len())
+        .max()
+        .unwrap_or(0);
+    for (what, count) in [
+        ("shards", proof.shards.len()),
+        ("stems in one shard", stems),
+        ("siblings", proof.siblings.len()),
+        ("other stems", proof.other_stems.len()),
+    ] {
+        if count > max {
+            return Err(FractionalError::ProofTooLarge { what, count });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    fn proof_with_other_stems(n: usize) -> OwnedFractionalProof {
+        OwnedFractionalProof {
+            depth: 1,
+            shards: Vec::new(),
+            siblings: Vec::new(),
+            other_stems: vec![[0u8; 31]; n],
+            commitments: Vec::new(),
+            multiproof: [0u8; MULTIPROOF_LEN],
+        }
+    }
+
+    #[test]
+    fn counts_beyond_the_wire_format_are_refused() {
+        assert!(check_representable(&proof_with_other_stems(65_535)).is_ok());
+        match check_representable(&proof_with_other_stems(65_536)) {
+            Err(FractionalError::ProofTooLarge { what, count }) => {
+                assert_eq!((what, count), ("other stems", 65_536));
+            }
+            other => panic!("expected ProofTooLarge, got {other:?}"),
+        }
     }
 }

@@ -78,7 +78,8 @@ fn u16_len(n: usize) -> [u8; 2] {
 impl OwnedFractionalProof {
     /// The wire form. Counts are written as the format's fixed-width integers; a proof
     /// with more items than a count can hold (65,535 shards, stems per shard, siblings or
-    /// other stems) is not representable and the caller must split it.
+    /// other stems) is not representable and the caller must split it
+    /// (`fractional::ShardedTree::prove_fractional` refuses to build one).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len());
         out.push(VERSION);
