@@ -1,8 +1,8 @@
 //! Conformance vectors for fverkle and for other clients.
 //!
 //! - Our format (`vectors/README.md`): one JSON schema across kinds — point codec,
-//!   commitment, tree key, tree root, IPA, multiproof, witness (valid, and invalid with the
-//!   rule broken); the fractional-proof kind is reserved until `spec/FRACTIONAL.md` lands.
+//!   commitment, tree key, tree root, IPA, multiproof, witness and fractional proof (valid,
+//!   and invalid with the rule broken).
 //!   [`generate_suite`] writes it deterministically from fixed seeds.
 //! - One runner, [`check_paths`], checks our suite and the upstream data of go-ipa,
 //!   geth/go-verkle, rust-verkle, besu and ethereumjs read in place, in their original

@@ -9,7 +9,8 @@ use witness::ExecutionWitness;
 use crate::at::{hex0x, Loc};
 use crate::error::{expect_eq, VectorError};
 use crate::schema::{
-    point_rule, proof_decode_rule, rule, ssz_rule, verify_rule, Kind, FORMAT, VERSION,
+    fractional_rule, point_rule, proof_decode_rule, rule, ssz_rule, verify_rule, Kind, FORMAT,
+    VERSION,
 };
 
 /// Checks every case of one suite file (already parsed); returns the number of cases.
@@ -76,11 +77,7 @@ fn check_case(kind: Kind, case: &Loc<'_>) -> Result<(), VectorError> {
         Kind::Ipa => ipa_case(&input, expect),
         Kind::Multiproof => multiproof_case(&input, expect),
         Kind::Witness => witness_case(&input, expect),
-        // Reserved: no checker yet, so never passed unchecked.
-        _ => Err(VectorError::field(
-            &case.at,
-            format!("kind `{}` is pending: no checker yet", kind.name()),
-        )),
+        Kind::FractionalProof => fractional_case(&input, expect),
     }
 }
 
@@ -416,5 +413,58 @@ fn witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> 
         let openings = out.get("openings")?;
         expect_eq(&openings.at, v.opening_count() as u64, openings.u64()?)?;
     }
+    Ok(())
+}
+
+fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
+    let root = input.get("coordinator_root")?.hex_n::<32>()?;
+    let p = input.get("proof")?;
+    let verified =
+        witness::fractional::verify_fractional_bytes(&root, bytes::Bytes::from(p.hex()?));
+    let at = format!("{}: verify_fractional", input.at);
+    expect_rule(
+        &at,
+        verified.as_ref().map(|_| ()).map_err(fractional_rule),
+        &expect,
+    )?;
+    let (Ok(v), Some(out)) = (verified, output(&expect, &input.at)?) else {
+        return Ok(());
+    };
+    let keys = out.get("keys")?;
+    let want = keys.items()?;
+    expect_eq(
+        &format!("{}: number of proven keys", keys.at),
+        v.keys().len(),
+        want.len(),
+    )?;
+    for (got, w) in v.keys().iter().zip(&want) {
+        let k = w.get("key")?;
+        expect_eq(&k.at, hex0x(&got.key()), hex0x(&k.hex_n::<32>()?))?;
+        // `current_value` is required; `null` means proven absent.
+        let cv_at = format!("{}/current_value", w.at);
+        if w.value.get("current_value").is_none() {
+            return Err(VectorError::field(&w.at, "missing field `current_value`"));
+        }
+        let want_value = match w.opt("current_value") {
+            Some(cv) => Some(cv.hex_n::<32>()?),
+            None => None,
+        };
+        let show = |v: Option<[u8; 32]>| v.map_or_else(|| "null".to_owned(), |c| hex0x(&c));
+        expect_eq(&cv_at, show(got.current_value), show(want_value))?;
+    }
+    let shards = out.get("shards")?;
+    let want_shards = shards
+        .items()?
+        .iter()
+        .map(|s| s.u64())
+        .collect::<Result<Vec<u64>, VectorError>>()?;
+    let got_shards: Vec<u64> = v.shards().iter().map(|(i, _)| u64::from(*i)).collect();
+    expect_eq(
+        &shards.at,
+        format!("{got_shards:?}"),
+        format!("{want_shards:?}"),
+    )?;
+    let openings = out.get("openings")?;
+    expect_eq(&openings.at, v.opening_count() as u64, openings.u64()?)?;
     Ok(())
 }

@@ -12,6 +12,7 @@
 use banderwagon::DecodeError;
 use ipa::ProofDecodeError;
 use serde_json::{Map, Value};
+use witness::fractional::{FractionalDecodeError, FractionalVerifyError};
 use witness::{CanonicalError, SszError, VerifyError};
 
 /// The `format` field of every file of our suite.
@@ -39,8 +40,8 @@ pub enum Kind {
     /// An execution witness against a pre-state root: valid (with its post-state root) or
     /// invalid (with the rule it breaks).
     Witness,
-    /// A fractional proof (`spec/FRACTIONAL.md`). Pending: no generator or checker yet, so
-    /// no file of this kind is generated, and one is rejected rather than passed unchecked.
+    /// A fractional proof against a coordinator root (`spec/FRACTIONAL.md`): valid (with the
+    /// keys, shards and opening count it proves) or invalid (with the rule it breaks).
     FractionalProof,
 }
 
@@ -83,7 +84,7 @@ impl Kind {
 pub struct Rule {
     /// The `rule` field.
     pub id: &'static str,
-    /// Section of `spec/WIRE.md`.
+    /// Section of `spec/WIRE.md`, or of `spec/FRACTIONAL.md` when it starts with `F`.
     pub section: &'static str,
     /// The rule in one line.
     pub summary: &'static str,
@@ -246,6 +247,148 @@ pub const RULES: &[Rule] = &[
         section: "6.1",
         summary: "every commitments_by_path entry decodes as a point",
     },
+    Rule {
+        id: "fractional.truncated",
+        section: "F4",
+        summary: "every field and counted list fits in the bytes left",
+    },
+    Rule {
+        id: "fractional.trailing_bytes",
+        section: "F4",
+        summary: "no bytes follow the multiproof",
+    },
+    Rule {
+        id: "fractional.version",
+        section: "F4",
+        summary: "the version byte is 1",
+    },
+    Rule {
+        id: "fractional.depth",
+        section: "F4",
+        summary: "the shard depth is 1 or 2",
+    },
+    Rule {
+        id: "fractional.no_shards",
+        section: "F4",
+        summary: "the proof lists at least one shard",
+    },
+    Rule {
+        id: "fractional.shard_out_of_range",
+        section: "F4",
+        summary: "a shard index exists at the proof's depth",
+    },
+    Rule {
+        id: "fractional.duplicate_shard",
+        section: "F5.1",
+        summary: "no two shard entries have one index",
+    },
+    Rule {
+        id: "fractional.shards_ascending",
+        section: "F4",
+        summary: "shard entries strictly ascending by index",
+    },
+    Rule {
+        id: "fractional.empty_shard_entry",
+        section: "F4",
+        summary: "every shard entry proves at least one stem",
+    },
+    Rule {
+        id: "fractional.stems_ascending",
+        section: "F4",
+        summary: "stems strictly ascending over the whole proof",
+    },
+    Rule {
+        id: "fractional.empty_stem",
+        section: "F4",
+        summary: "every stem proves at least one suffix",
+    },
+    Rule {
+        id: "fractional.suffixes_ascending",
+        section: "F4",
+        summary: "suffixes strictly ascending within a stem",
+    },
+    Rule {
+        id: "fractional.presence",
+        section: "F4",
+        summary: "a presence byte is 0 or 1",
+    },
+    Rule {
+        id: "fractional.other_stems_ascending",
+        section: "F4",
+        summary: "other_stems strictly ascending (sorted, no duplicates)",
+    },
+    Rule {
+        id: "fractional.shard_index_mismatch",
+        section: "F5.2",
+        summary: "an entry is not another shard's proof under its index",
+    },
+    Rule {
+        id: "fractional.key_wrong_shard",
+        section: "F5.2",
+        summary: "every stem routes to its entry's shard",
+    },
+    Rule {
+        id: "fractional.extension",
+        section: "F5.3",
+        summary: "an extension byte has status 0-2 and a depth from the shard depth to 31",
+    },
+    Rule {
+        id: "fractional.empty_shard_mismatch",
+        section: "F5.3",
+        summary:
+            "an identity shard commitment holds exactly the stems absent-empty at the shard top",
+    },
+    Rule {
+        id: "fractional.absent_value",
+        section: "F5.3",
+        summary: "an absent stem has no current value",
+    },
+    Rule {
+        id: "fractional.path_conflict",
+        section: "F5.3",
+        summary: "depths and statuses describe one tree per shard",
+    },
+    Rule {
+        id: "fractional.other_stem_count",
+        section: "F5.3",
+        summary: "one other stem per absent-other leaf no present stem holds",
+    },
+    Rule {
+        id: "fractional.other_stem",
+        section: "F5.3",
+        summary: "each other stem is on its leaf's path and not a proven stem",
+    },
+    Rule {
+        id: "fractional.commitment_count",
+        section: "F5.3",
+        summary: "one commitment per proven node below the shard tops",
+    },
+    Rule {
+        id: "fractional.point",
+        section: "F5.4",
+        summary: "shard commitments, commitments and multiproof points decode",
+    },
+    Rule {
+        id: "fractional.multiproof_encoding",
+        section: "F5.4",
+        summary:
+            "the final scalar is canonical; a proof without openings has an all-zero multiproof",
+    },
+    Rule {
+        id: "fractional.openings_rejected",
+        section: "F5.5",
+        summary: "the IPA multiproof opens the hypertrees under the shard commitments",
+    },
+    Rule {
+        id: "fractional.siblings",
+        section: "F5.6",
+        summary: "the coordinator multiproof has exactly the siblings its leaves need",
+    },
+    Rule {
+        id: "fractional.coordinator_root",
+        section: "F5.6",
+        summary: "the shard commitments and siblings fold to the coordinator root",
+    },
 ];
 
 /// The rule a point decoding error breaks.
@@ -311,6 +454,46 @@ pub fn verify_rule(e: &VerifyError) -> &'static str {
         VerifyError::BadScalar => "proof.scalar",
         VerifyError::BadProof(p) => proof_decode_rule(p),
         _ => "proof.rejected",
+    }
+}
+
+/// The rule a fractional proof's rejection breaks.
+pub fn fractional_rule(e: &FractionalVerifyError) -> &'static str {
+    use FractionalDecodeError as D;
+    use FractionalVerifyError as V;
+    match e {
+        V::Decode(d) => match d {
+            D::Truncated { .. } => "fractional.truncated",
+            D::TrailingBytes { .. } => "fractional.trailing_bytes",
+            D::BadVersion(_) => "fractional.version",
+            D::BadDepth(_) => "fractional.depth",
+            D::NoShards => "fractional.no_shards",
+            D::ShardOutOfRange { .. } => "fractional.shard_out_of_range",
+            D::DuplicateShard { .. } => "fractional.duplicate_shard",
+            D::ShardsNotAscending { .. } => "fractional.shards_ascending",
+            D::EmptyShardEntry { .. } => "fractional.empty_shard_entry",
+            D::StemsNotAscending { .. } => "fractional.stems_ascending",
+            D::EmptyStem { .. } => "fractional.empty_stem",
+            D::SuffixesNotAscending { .. } => "fractional.suffixes_ascending",
+            D::BadPresence { .. } => "fractional.presence",
+            D::OtherStemsNotAscending { .. } => "fractional.other_stems_ascending",
+            _ => "fractional.unknown",
+        },
+        V::ShardIndexMismatch { .. } => "fractional.shard_index_mismatch",
+        V::KeyRoutedToWrongShard { .. } => "fractional.key_wrong_shard",
+        V::BadExtension { .. } => "fractional.extension",
+        V::EmptyShardMismatch { .. } => "fractional.empty_shard_mismatch",
+        V::AbsentStemHasValue { .. } => "fractional.absent_value",
+        V::PathConflict { .. } => "fractional.path_conflict",
+        V::OtherStemCount { .. } => "fractional.other_stem_count",
+        V::BadOtherStem { .. } => "fractional.other_stem",
+        V::CommitmentCount { .. } => "fractional.commitment_count",
+        V::BadPoint { .. } => "fractional.point",
+        V::BadMultiproof => "fractional.multiproof_encoding",
+        V::OpeningsRejected => "fractional.openings_rejected",
+        V::Siblings(_) => "fractional.siblings",
+        V::CoordinatorRootMismatch { .. } => "fractional.coordinator_root",
+        _ => "fractional.unknown",
     }
 }
 

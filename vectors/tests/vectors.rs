@@ -105,13 +105,13 @@ fn every_file_of_both_directories_is_checked() {
         .filter(|f| matches!(f.status, Status::Passed { .. }))
         .count();
     assert_eq!((upstream.len(), passed), (36, 33));
-    // Every suite file of ours is checked, and each kind but the pending one is present.
+    // Every suite file of ours is checked.
     let ours = report
         .files
         .iter()
         .filter(|f| f.format == Format::Suite)
         .count();
-    assert_eq!(ours, 8);
+    assert_eq!(ours, 10);
 }
 
 #[test]
@@ -179,13 +179,43 @@ fn each_rule_has_a_negative_case_and_every_kind_a_file() {
         missing.is_empty(),
         "rules without a negative case: {missing:?}"
     );
-    let pending = vectors::schema::Kind::FractionalProof.name();
     for k in vectors::schema::Kind::ALL {
-        assert_eq!(
-            kinds.contains(k.name()),
-            k.name() != pending,
-            "{}",
-            k.name()
-        );
+        assert!(kinds.contains(k.name()), "no file of kind {}", k.name());
     }
+}
+
+#[test]
+fn a_wrong_fractional_case_fails() {
+    let doc = suite_doc("fractional_valid.json");
+    assert!(check_suite_document(&doc, "fractional_valid.json").is_ok());
+    // A proven value that differs from the proof's.
+    let mut wrong = doc.clone();
+    wrong["cases"][0]["output"]["keys"][0]["current_value"] =
+        Value::from(format!("0x{}", "00".repeat(32)));
+    let err = check_suite_document(&wrong, "fractional_valid.json").unwrap_err();
+    assert!(err.to_string().contains("current_value"), "{err}");
+    // A missing shard in the expected output.
+    let mut wrong = doc.clone();
+    wrong["cases"][0]["output"]["shards"] = Value::from(Vec::<u64>::new());
+    assert!(check_suite_document(&wrong, "fractional_valid.json").is_err());
+    // A proof checked against another coordinator root.
+    let mut wrong = doc;
+    wrong["cases"][0]["input"]["coordinator_root"] = Value::from(format!("0x{}", "11".repeat(32)));
+    let err = check_suite_document(&wrong, "fractional_valid.json").unwrap_err();
+    assert!(
+        err.to_string().contains("fractional.coordinator_root"),
+        "{err}"
+    );
+
+    // A negative case labelled with another rule.
+    let mut doc = suite_doc("fractional_invalid.json");
+    assert!(check_suite_document(&doc, "fractional_invalid.json").is_ok());
+    let first_rule = doc["cases"][0]["rule"].as_str().unwrap().to_owned();
+    doc["cases"][0]["rule"] = Value::from(if first_rule == "fractional.siblings" {
+        "fractional.coordinator_root"
+    } else {
+        "fractional.siblings"
+    });
+    let err = check_suite_document(&doc, "fractional_invalid.json").unwrap_err();
+    assert!(err.to_string().contains(&first_rule), "{err}");
 }

@@ -6,6 +6,7 @@
 //! failure our verifier reports is a generator error, never a committed vector.
 
 mod crypto;
+mod fractional;
 mod witnesses;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ pub fn generate_suite() -> Result<Vec<SuiteFile>, VectorError> {
         crypto::multiproof()?,
     ];
     files.extend(witnesses::witness_files()?);
+    files.extend(fractional::fractional_files()?);
     Ok(files)
 }
 
