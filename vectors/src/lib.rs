@@ -32,4 +32,3 @@ pub use error::VectorError;
 pub use generate::{generate_suite, write_suite, SuiteFile};
 pub use ours::check_suite_document;
 pub use runner::{check_file, check_paths, FileReport, Format, Report, Status};
-pub use upstream::KNOWN_DIVERGENCES;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::VectorError;
-use crate::upstream::{self, KNOWN_DIVERGENCES};
+use crate::upstream;
 
 /// The format a file was recognised as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,14 +58,6 @@ pub enum Status {
         /// Cases or assertions checked.
         checks: usize,
     },
-    /// Read and checked, and it disagrees with us in the documented way
-    /// ([`KNOWN_DIVERGENCES`]): not a pass.
-    Diverges {
-        /// Cases checked to still diverge as documented.
-        checks: usize,
-        /// Why.
-        reason: &'static str,
-    },
     /// Deliberately not read, for the stated reason.
     Skipped {
         /// Why.
@@ -82,7 +74,6 @@ impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Status::Passed { checks } => write!(f, "ok ({checks} checks)"),
-            Status::Diverges { checks, reason } => write!(f, "DIVERGES ({checks} cases): {reason}"),
             Status::Skipped { reason } => write!(f, "skipped: {reason}"),
             Status::Failed { error } => write!(f, "FAILED: {error}"),
         }
@@ -120,11 +111,6 @@ impl Report {
     /// Files that failed (including unknown files).
     pub fn failed(&self) -> usize {
         self.count(|s| matches!(s, Status::Failed { .. }))
-    }
-
-    /// Files with a documented divergence.
-    pub fn diverged(&self) -> usize {
-        self.count(|s| matches!(s, Status::Diverges { .. }))
     }
 
     /// Files deliberately not read.
@@ -257,14 +243,7 @@ fn run(path: &Path, format: Format) -> Result<Status, VectorError> {
             "pedersen_commitment_test.json" => {
                 passed(upstream::rust_verkle_commitments(path, false)?)
             }
-            _ => {
-                let checks = upstream::rust_verkle_pedersen_hash(path)?;
-                let reason = KNOWN_DIVERGENCES
-                    .iter()
-                    .find(|(f, _)| *f == file)
-                    .map_or("undocumented", |(_, r)| *r);
-                Status::Diverges { checks, reason }
-            }
+            _ => passed(upstream::rust_verkle_pedersen_hash(path)?),
         },
         Format::GethTree => passed(upstream::geth_tree(path, number_prefix(file))?),
         Format::BesuCode => match file {

@@ -17,18 +17,6 @@ use witness::{check_canonical, find_json_witnesses, ExecutionWitness, OwnedSuffi
 use crate::at::{hex0x, Loc};
 use crate::error::{expect_eq, VectorError};
 
-/// Upstream files that do not agree with our implementation, each with the reason; the
-/// runner reports them as diverging (never as passing) after checking that they still
-/// diverge exactly as described.
-pub const KNOWN_DIVERGENCES: &[(&str, &str)] = &[(
-    "pedersen_hash_test.json",
-    "rust-verkle's Java-binding file: no upstream test ever ran it and its convention is \
-     unconfirmed (shared/vectors/README.md). Its 10 keys do not match EIP-6800 get_tree_key \
-     with the tree index read little- or big-endian (sub-index 1, the last byte of every key), \
-     while every confirmed vector (hash64 of 0^64 and 1^64, rust-verkle's tree-key vector, the \
-     devnet6/devnet-7 genesis roots, besu's code-chunk keys) does match",
-)];
-
 /// Tree leaves `(key, value)`.
 type Leaves = Vec<([u8; 32], [u8; 32])>;
 
@@ -290,9 +278,12 @@ pub fn rust_verkle_commitments(
     Ok(cases.len())
 }
 
-/// rust-verkle's `pedersen_hash_test.json`: checks that every case still diverges from our
-/// EIP-6800 tree key as [`KNOWN_DIVERGENCES`] describes (index little- and big-endian,
-/// sub-index 1). A case that matches is an error: the divergence note must then change.
+/// rust-verkle's `pedersen_hash_test.json` (written through its Java bindings). Its keys are
+/// not EIP-6800 `get_tree_key`: the stem is the first 31 bytes of the Pedersen commitment
+/// `C = 16386·G0 + Σ chunk_i·G_(i+1)` of `address ‖ LE32(treeIndex)` (the same commitment
+/// `pedersen_hash` maps to the field) in its compressed encoding byte-reversed (x
+/// little-endian), not of `LE32(map_to_scalar_field(C))`; the last byte is the sub-index 1.
+/// Every key is checked byte for byte under that reading.
 pub fn rust_verkle_pedersen_hash(path: &Path) -> Result<usize, VectorError> {
     let doc = read_json(path)?;
     let cases: Vec<Loc<'_>> = Loc::root(&doc, name(path))
@@ -305,20 +296,21 @@ pub fn rust_verkle_pedersen_hash(path: &Path) -> Result<usize, VectorError> {
     for case in &cases {
         let address = case.get("addr")?.hex_n::<32>()?;
         let le = case.get("treeIndex")?.decimal_le()?;
-        let mut be = le;
-        be.reverse();
         let want = case.get("treeKey")?.hex_n::<32>()?;
         expect_eq(&format!("{}: sub-index byte", case.at), want[31], 1)?;
-        for index in [le, be] {
-            let ours = ipa::get_tree_key(committer, &address, &index, 1);
-            if ours == want {
-                return Err(VectorError::mismatch(
-                    &case.at,
-                    "our key matches",
-                    "the documented divergence: update KNOWN_DIVERGENCES",
-                ));
-            }
+        let mut input = [0u8; 64];
+        input[..32].copy_from_slice(&address);
+        input[32..].copy_from_slice(&le);
+        let mut terms = vec![(0usize, Fr::from(2u64 + 256 * 64))];
+        for (i, c) in input.chunks(16).enumerate() {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(c);
+            terms.push((i + 1, Fr::from(u128::from_le_bytes(w))));
         }
+        let mut ours = committer.commit_sparse(&terms).to_bytes();
+        ours.reverse();
+        ours[31] = 1;
+        expect_eq(&format!("{}/treeKey", case.at), hex0x(&ours), hex0x(&want))?;
     }
     Ok(cases.len())
 }
