@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use witness::fractional::{verify_fractional_bytes, OwnedFractionalProof};
 
 use super::crypto::P_BE;
-use super::{invalid, suite_file, valid, Rng, SuiteFile};
+use super::{bm, invalid, suite_file, valid, ByteMutation, Rng, SuiteFile};
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;
@@ -186,17 +186,10 @@ fn scenarios(w: &World) -> Result<(Vec<Proven>, Proven), VectorError> {
 }
 
 /// A mutation of a valid scenario's proof (and coordinator root).
-type Mutation = Box<dyn Fn(&mut OwnedFractionalProof, &mut [u8; 32])>;
-
-/// A byte-level mutation of a valid scenario's encoding.
-type ByteMutation = Box<dyn Fn(&mut Vec<u8>)>;
+type Mutation = super::Mutation<OwnedFractionalProof>;
 
 fn m(f: impl Fn(&mut OwnedFractionalProof, &mut [u8; 32]) + 'static) -> Mutation {
-    Box::new(f)
-}
-
-fn bm(f: impl Fn(&mut Vec<u8>) + 'static) -> ByteMutation {
-    Box::new(f)
+    super::m(f)
 }
 
 /// Moves the first stem of the first entry holding two or more stems (but the first) to

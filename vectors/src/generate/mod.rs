@@ -104,6 +104,22 @@ pub(crate) fn fr_hex(s: &Fr) -> String {
     hex0x(&fr_to_le_bytes(s))
 }
 
+/// A mutation of a valid case's object (and of the root it is checked against).
+pub(crate) type Mutation<T> = Box<dyn Fn(&mut T, &mut [u8; 32])>;
+
+/// A byte-level mutation of a valid case's encoding.
+pub(crate) type ByteMutation = Box<dyn Fn(&mut Vec<u8>)>;
+
+/// Boxes a mutation.
+pub(crate) fn m<T>(f: impl Fn(&mut T, &mut [u8; 32]) + 'static) -> Mutation<T> {
+    Box::new(f)
+}
+
+/// Boxes a byte-level mutation.
+pub(crate) fn bm(f: impl Fn(&mut Vec<u8>) + 'static) -> ByteMutation {
+    Box::new(f)
+}
+
 /// A valid case.
 pub(crate) fn valid(name: &str, description: &str, input: Value, output: Value) -> Value {
     json!({"name": name, "description": description, "input": input, "valid": true, "output": output})

@@ -8,7 +8,7 @@ use verkle::Tree;
 use witness::OwnedExecutionWitness;
 
 use super::crypto::{first_x_failing_with, P_BE};
-use super::{invalid, suite_file, valid, Rng, SuiteFile};
+use super::{bm, invalid, suite_file, valid, ByteMutation, Rng, SuiteFile};
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;
@@ -204,17 +204,10 @@ fn ssz_hex(w: &OwnedExecutionWitness) -> Result<String, VectorError> {
 }
 
 /// A mutation of a valid scenario's witness (and pre-state root).
-type Mutation = Box<dyn Fn(&mut OwnedExecutionWitness, &mut [u8; 32])>;
-
-/// An SSZ-level mutation of a valid scenario's encoding.
-type ByteMutation = Box<dyn Fn(&mut Vec<u8>)>;
+type Mutation = super::Mutation<OwnedExecutionWitness>;
 
 fn m(f: impl Fn(&mut OwnedExecutionWitness, &mut [u8; 32]) + 'static) -> Mutation {
-    Box::new(f)
-}
-
-fn bm(f: impl Fn(&mut Vec<u8>) + 'static) -> ByteMutation {
-    Box::new(f)
+    super::m(f)
 }
 
 fn le_increment(word: &mut [u8; 32]) {
