@@ -7,25 +7,12 @@ use serde_json::{json, Value};
 use witness::fractional::{verify_fractional_bytes, OwnedFractionalProof};
 
 use super::crypto::P_BE;
-use super::{bm, invalid, suite_file, valid, ByteMutation, Rng, SuiteFile};
+use super::{
+    bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Rng, Stem, SuiteFile, Value32,
+};
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;
-
-type Stem = [u8; 31];
-type Key = [u8; 32];
-type Value32 = [u8; 32];
-
-fn key(stem: &Stem, suffix: u8) -> Key {
-    let mut k = [0u8; 32];
-    k[..31].copy_from_slice(stem);
-    k[31] = suffix;
-    k
-}
-
-fn gen_err(e: impl std::fmt::Display) -> VectorError {
-    VectorError::Generator(e.to_string())
-}
 
 /// The seeded state and the stems the scenarios refer to.
 struct World {

@@ -104,6 +104,24 @@ pub(crate) fn fr_hex(s: &Fr) -> String {
     hex0x(&fr_to_le_bytes(s))
 }
 
+/// A stem, a tree key and a leaf value.
+pub(crate) type Stem = [u8; 31];
+pub(crate) type Key = [u8; 32];
+pub(crate) type Value32 = [u8; 32];
+
+/// The tree key `stem ‖ suffix`.
+pub(crate) fn key(stem: &Stem, suffix: u8) -> Key {
+    let mut k = [0u8; 32];
+    k[..31].copy_from_slice(stem);
+    k[31] = suffix;
+    k
+}
+
+/// A generator failure from another crate's error.
+pub(crate) fn gen_err(e: impl std::fmt::Display) -> VectorError {
+    VectorError::Generator(e.to_string())
+}
+
 /// A mutation of a valid case's object (and of the root it is checked against).
 pub(crate) type Mutation<T> = Box<dyn Fn(&mut T, &mut [u8; 32])>;
 

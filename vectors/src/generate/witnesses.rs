@@ -8,30 +8,17 @@ use verkle::Tree;
 use witness::OwnedExecutionWitness;
 
 use super::crypto::{first_x_failing_with, P_BE};
-use super::{bm, invalid, suite_file, valid, ByteMutation, Rng, SuiteFile};
+use super::{
+    bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Rng, Stem, SuiteFile, Value32,
+};
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;
-
-type Stem = [u8; 31];
-type Key = [u8; 32];
-type Value32 = [u8; 32];
-
-fn key(stem: &Stem, suffix: u8) -> Key {
-    let mut k = [0u8; 32];
-    k[..31].copy_from_slice(stem);
-    k[31] = suffix;
-    k
-}
 
 fn with_byte(stem: &Stem, at: usize, xor: u8) -> Stem {
     let mut s = *stem;
     s[at] ^= xor;
     s
-}
-
-fn gen_err(e: impl std::fmt::Display) -> VectorError {
-    VectorError::Generator(e.to_string())
 }
 
 /// The seeded pre-state and the stems the scenarios refer to.
