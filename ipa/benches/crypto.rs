@@ -63,6 +63,13 @@ fn bench_committer(c: &mut Criterion) {
     c.bench_function("map to field batch 1024", |b| {
         b.iter(|| Element::batch_map_to_scalar_field(black_box(&pts)))
     });
+    let encoded = Element::batch_to_bytes(&pts);
+    c.bench_function("element decompress", |b| {
+        b.iter(|| Element::from_bytes(black_box(&encoded[0])))
+    });
+    c.bench_function("element decompress batch 1024", |b| {
+        b.iter(|| Element::batch_from_bytes(black_box(&encoded)))
+    });
     let mut g = c.benchmark_group("committer setup");
     g.sample_size(10);
     g.bench_function("build tables", |b| b.iter(|| Committer::new(crs)));
