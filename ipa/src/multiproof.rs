@@ -14,6 +14,7 @@ use crate::crs::Crs;
 use crate::error::{ProofDecodeError, VerifyError};
 use crate::ipa_proof::{IpaProof, IPA_PROOF_LEN};
 use crate::lagrange::{PrecomputedWeights, DOMAIN_SIZE};
+use crate::lazy::Acc;
 use crate::transcript::Transcript;
 
 /// Encoded size of a [`MultiProof`]: `D ‖ IPA`.
@@ -138,17 +139,28 @@ impl MultiProof {
                 by_point[queries[first].point as usize].push((first, coeff));
             }
         }
+        // Σ coeff·f per point with one reduction per evaluation (lazy reduction), skipping
+        // the zero evaluations that dominate a tree's sparse polynomials.
         let aggregate = |terms: &Vec<(usize, Fr)>| -> Option<Vec<Fr>> {
             if terms.is_empty() {
                 return None;
             }
-            let mut acc = vec![Fr::zero(); DOMAIN_SIZE];
+            let mut acc = [Acc::default(); DOMAIN_SIZE];
+            let mut touched = [false; DOMAIN_SIZE];
             for (i, coeff) in terms {
-                for (a, f) in acc.iter_mut().zip(queries[*i].poly) {
-                    *a += *coeff * f;
+                for ((a, t), f) in acc.iter_mut().zip(touched.iter_mut()).zip(queries[*i].poly) {
+                    if !f.is_zero() {
+                        a.add_product(coeff, f);
+                        *t = true;
+                    }
                 }
             }
-            Some(acc)
+            Some(
+                acc.iter()
+                    .zip(&touched)
+                    .map(|(a, t)| if *t { a.reduce() } else { Fr::zero() })
+                    .collect(),
+            )
         };
         #[cfg(feature = "parallel")]
         let aggregated: Vec<Option<Vec<Fr>>> = {
@@ -253,5 +265,68 @@ impl MultiProof {
         } else {
             Err(VerifyError::ProofRejected)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use ark_ff::UniformRand;
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    /// Sparse polynomials (most evaluations zero, some openings at zero slots), repeated
+    /// (polynomial, point) pairs and many points: the lazy, zero-skipping aggregation
+    /// must still give proofs that verify, and the same proof as dense aggregation would.
+    #[test]
+    fn sparse_and_repeated_openings_verify() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(21);
+        let polys: Vec<Vec<Fr>> = (0..40)
+            .map(|k| {
+                let mut p = vec![Fr::zero(); DOMAIN_SIZE];
+                for s in 0..(k % 7 + 1) {
+                    p[(k * 13 + s * 31) % DOMAIN_SIZE] = Fr::rand(&mut rng);
+                }
+                if k % 5 == 0 {
+                    p = (0..DOMAIN_SIZE).map(|_| Fr::rand(&mut rng)).collect();
+                }
+                p
+            })
+            .collect();
+        let comms = committer.batch_commit(&polys);
+        let queries: Vec<ProverQuery> = (0..300)
+            .map(|i| {
+                let k = rng.gen_range(0..polys.len());
+                let z: u8 = if i % 3 == 0 {
+                    (k * 13 % 256) as u8
+                } else {
+                    rng.gen()
+                };
+                ProverQuery {
+                    commitment: comms[k],
+                    poly: &polys[k],
+                    point: z,
+                    result: polys[k][z as usize],
+                }
+            })
+            .collect();
+        let proof = MultiProof::prove(committer, &mut Transcript::new(b"t"), &queries);
+        let vq: Vec<VerifierQuery> = queries
+            .iter()
+            .map(|q| VerifierQuery {
+                commitment: q.commitment,
+                point: q.point,
+                result: q.result,
+            })
+            .collect();
+        proof
+            .verify(Crs::eip6800(), &mut Transcript::new(b"t"), &vq)
+            .unwrap();
+        let mut bad = vq.clone();
+        bad[7].result += Fr::from(1u64);
+        assert!(proof
+            .verify(Crs::eip6800(), &mut Transcript::new(b"t"), &bad)
+            .is_err());
     }
 }
