@@ -63,6 +63,45 @@ fn powers(r: &Fr, n: usize) -> Vec<Fr> {
     out
 }
 
+/// The transcript encoding of the domain point `z` as a scalar: `z` little-endian.
+fn point_le_bytes(z: u8) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    out[0] = z;
+    out
+}
+
+/// Appends every query's `C`, `z`, `y`.
+fn append_queries<'a>(
+    transcript: &mut Transcript,
+    queries: impl Iterator<Item = (u8, &'a Fr)>,
+    encoded: &[[u8; 32]],
+) {
+    for ((point, result), c) in queries.zip(encoded) {
+        transcript.append_point_bytes(b"C", c);
+        transcript.append_message(b"z", &point_le_bytes(point));
+        transcript.append_scalar(b"y", result);
+    }
+}
+
+/// [`Element::batch_to_bytes`], encoding a run of identical (bitwise) commitments once:
+/// openings of one polynomial usually sit next to each other.
+fn encode_commitments(comms: impl Iterator<Item = Element>) -> Vec<[u8; 32]> {
+    let mut distinct: Vec<Element> = Vec::new();
+    let mut which: Vec<usize> = Vec::new();
+    for c in comms {
+        let same = distinct.last().is_some_and(|p| {
+            let (a, b) = (p.as_projective(), c.as_projective());
+            a.x == b.x && a.y == b.y && a.z == b.z
+        });
+        if !same {
+            distinct.push(c);
+        }
+        which.push(distinct.len() - 1);
+    }
+    let enc = Element::batch_to_bytes(&distinct);
+    which.iter().filter_map(|i| enc.get(*i).copied()).collect()
+}
+
 /// `1/(t − k)` for every domain point `k`.
 fn inv_t_minus_domain(t: &Fr) -> Vec<Fr> {
     let mut d: Vec<Fr> = (0..DOMAIN_SIZE as u64).map(|k| *t - Fr::from(k)).collect();
@@ -107,13 +146,12 @@ impl MultiProof {
         queries: &[ProverQuery<'_>],
     ) -> MultiProof {
         transcript.domain_sep(b"multiproof");
-        let comms: Vec<Element> = queries.iter().map(|q| q.commitment).collect();
-        let encoded = Element::batch_to_bytes(&comms);
-        for (q, c) in queries.iter().zip(&encoded) {
-            transcript.append_point_bytes(b"C", c);
-            transcript.append_scalar(b"z", &Fr::from(q.point as u64));
-            transcript.append_scalar(b"y", &q.result);
-        }
+        let encoded = encode_commitments(queries.iter().map(|q| q.commitment));
+        append_queries(
+            transcript,
+            queries.iter().map(|q| (q.point, &q.result)),
+            &encoded,
+        );
         let r = transcript.challenge_scalar(b"r");
         let r_pows = powers(&r, queries.len());
 
@@ -207,8 +245,7 @@ impl MultiProof {
         if queries.is_empty() {
             return Err(VerifyError::NoQueries);
         }
-        let comms: Vec<Element> = queries.iter().map(|q| q.commitment).collect();
-        let encoded = Element::batch_to_bytes(&comms);
+        let encoded = encode_commitments(queries.iter().map(|q| q.commitment));
         self.verify_encoded(crs, transcript, queries, &encoded)
     }
 
@@ -231,11 +268,11 @@ impl MultiProof {
             });
         }
         transcript.domain_sep(b"multiproof");
-        for (q, c) in queries.iter().zip(encoded) {
-            transcript.append_point_bytes(b"C", c);
-            transcript.append_scalar(b"z", &Fr::from(q.point as u64));
-            transcript.append_scalar(b"y", &q.result);
-        }
+        append_queries(
+            transcript,
+            queries.iter().map(|q| (q.point, &q.result)),
+            encoded,
+        );
         let r = transcript.challenge_scalar(b"r");
         transcript.append_point(b"D", &self.d);
         let t = transcript.challenge_scalar(b"t");
@@ -247,17 +284,27 @@ impl MultiProof {
         let mut points: Vec<Element> = Vec::new();
         let mut scalars: Vec<Fr> = Vec::new();
         let mut rp = Fr::from(1u64);
+        let mut g2_acc = Acc::default();
+        let mut prev: Option<(&[u8; 32], usize)> = None;
         for (q, c) in queries.iter().zip(encoded) {
             let helper = rp * inv[q.point as usize];
-            g2_t += helper * q.result;
-            let idx = *slot.entry(c).or_insert_with(|| {
-                points.push(q.commitment);
-                scalars.push(Fr::zero());
-                points.len() - 1
-            });
-            scalars[idx] += helper;
+            g2_acc.add_product(&helper, &q.result);
+            // Openings of one commitment usually sit next to each other: skip the hash.
+            let idx = match prev {
+                Some((p, i)) if p == c => i,
+                _ => *slot.entry(c).or_insert_with(|| {
+                    points.push(q.commitment);
+                    scalars.push(Fr::zero());
+                    points.len() - 1
+                }),
+            };
+            prev = Some((c, idx));
+            if let Some(s) = scalars.get_mut(idx) {
+                *s += helper;
+            }
             rp *= r;
         }
+        g2_t += g2_acc.reduce();
         let e = banderwagon::multi_scalar_mul(&points, &scalars);
         transcript.append_point(b"E", &e);
         if self.ipa.verify(crs, transcript, e - self.d, &t, &g2_t) {
