@@ -11,7 +11,9 @@
 //! * `log_g τ` is found 8 bits at a time from `τ^(2^24)`, `τ^(2^16)`, `τ^(2^8)`, `τ`
 //!   (24 squarings) and the tables `T_k[j] = g^(−j·2^(8k))`.
 //!
-//! Exponentiations use a precomputed sliding-window schedule (width 5).
+//! Exponentiations use a precomputed sliding-window schedule (width 5). Square-ness alone
+//! (the subgroup check) uses a binary Jacobi symbol, about 3× cheaper than Euler's
+//! criterion.
 
 use std::sync::OnceLock;
 
@@ -94,8 +96,6 @@ impl Schedule {
 struct Tables {
     /// `(m − 1)/2`.
     half_m: Schedule,
-    /// `(p − 1)/2` (Euler's criterion).
-    half_p: Schedule,
     /// `t[k][j] = g^(−j·2^(8k))`.
     t: [[Fq; 256]; 4],
     /// `(first limb of t[3][j], j)` sorted, to find `j` from `g^(−j·2²⁴)`.
@@ -107,8 +107,6 @@ fn tables() -> &'static Tables {
     T.get_or_init(|| {
         let mut p_minus_1 = Fq::MODULUS;
         p_minus_1.sub_with_borrow(&ark_ff::BigInt::from(1u64));
-        let mut half_p = p_minus_1;
-        half_p.div2();
         let m = p_minus_1 >> Fq::TWO_ADICITY;
         let mut half_m = m;
         half_m.div2(); // (m − 1)/2 since m is odd
@@ -133,7 +131,6 @@ fn tables() -> &'static Tables {
         lookup.sort_unstable();
         Tables {
             half_m: Schedule::new(&half_m.0),
-            half_p: Schedule::new(&half_p.0),
             t,
             lookup,
         }
@@ -235,9 +232,79 @@ fn sqrt(x: &Fq) -> Option<Fq> {
     sqrt_ratio(x, &Fq::one())
 }
 
-/// Whether `x` is a non-zero square (Euler's criterion).
+/// Whether `x` is a non-zero square (the Jacobi symbol `(x | p)` is 1).
 pub(crate) fn is_nonzero_square(x: &Fq) -> bool {
-    !x.is_zero() && tables().half_p.pow(x).is_one()
+    !x.is_zero() && jacobi_is_one(x.into_bigint().0, Fq::MODULUS.0)
+}
+
+/// Whether `x` is a non-zero square by Euler's criterion (the reference for tests).
+#[cfg(test)]
+fn is_nonzero_square_euler(x: &Fq) -> bool {
+    let mut half_p = Fq::MODULUS;
+    half_p.div2(); // (p − 1)/2 since p is odd
+    !x.is_zero() && Schedule::new(&half_p.0).pow(x).is_one()
+}
+
+fn lt(a: &[u64; 4], b: &[u64; 4]) -> bool {
+    for i in (0..4).rev() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+    }
+    false
+}
+
+fn sub_in_place(a: &mut [u64; 4], b: &[u64; 4]) {
+    let mut borrow = 0u64;
+    for i in 0..4 {
+        let (d1, b1) = a[i].overflowing_sub(b[i]);
+        let (d2, b2) = d1.overflowing_sub(borrow);
+        a[i] = d2;
+        borrow = (b1 | b2) as u64;
+    }
+}
+
+/// Shifts right by `k < 64` bits.
+fn shr_in_place(a: &mut [u64; 4], k: u32) {
+    if k == 0 {
+        return;
+    }
+    for i in 0..3 {
+        a[i] = (a[i] >> k) | (a[i + 1] << (64 - k));
+    }
+    a[3] >>= k;
+}
+
+/// The binary Jacobi symbol `(a | n)` for odd `n`, variable time (inputs are public):
+/// strip factors of two (each flips the sign when `n ≡ 3, 5 mod 8`), swap by quadratic
+/// reciprocity (a flip when both are `3 mod 4`) and subtract. True iff the symbol is 1.
+fn jacobi_is_one(mut a: [u64; 4], mut n: [u64; 4]) -> bool {
+    let mut negative = false;
+    loop {
+        if a == [0; 4] {
+            return n == [1, 0, 0, 0] && !negative;
+        }
+        // Strip all factors of two from a.
+        loop {
+            // a ≠ 0; a zero low word means at least 64 factors of two: strip 63.
+            let k = if a[0] != 0 { a[0].trailing_zeros() } else { 63 };
+            if k == 0 {
+                break;
+            }
+            if k & 1 == 1 && matches!(n[0] & 7, 3 | 5) {
+                negative = !negative;
+            }
+            shr_in_place(&mut a, k);
+        }
+        // Now a is odd; make a >= n by reciprocity, then subtract.
+        if lt(&a, &n) {
+            std::mem::swap(&mut a, &mut n);
+            if a[0] & 3 == 3 && n[0] & 3 == 3 {
+                negative = !negative;
+            }
+        }
+        sub_in_place(&mut a, &n);
+    }
 }
 
 #[cfg(test)]
@@ -289,6 +356,7 @@ mod tests {
             let theirs = x.sqrt();
             assert_eq!(ours.is_some(), theirs.is_some(), "{x}");
             assert_eq!(is_nonzero_square(&x), x.legendre().is_qr());
+            assert_eq!(is_nonzero_square_euler(&x), x.legendre().is_qr());
             if let Some(r) = ours {
                 assert_eq!(r.square(), x);
                 squares += 1;
@@ -327,6 +395,18 @@ mod tests {
         // The multiplicative generator is a non-square.
         assert!(sqrt(&Fq::GENERATOR).is_none());
         assert!(!is_nonzero_square(&Fq::GENERATOR));
+        assert!(is_nonzero_square(&Fq::one()));
+        assert!(is_nonzero_square(&-Fq::one()));
+        for k in 1..200u64 {
+            let x = Fq::from(k);
+            assert_eq!(is_nonzero_square(&x), x.legendre().is_qr(), "{k}");
+            assert_eq!(is_nonzero_square(&-x), (-x).legendre().is_qr(), "-{k}");
+        }
+        // Values with long runs of zero bits.
+        for shift in [63u32, 64, 65, 127, 128, 200, 250] {
+            let x = Fq::from(2u64).pow([shift as u64]);
+            assert_eq!(is_nonzero_square(&x), x.legendre().is_qr(), "2^{shift}");
+        }
     }
 
     #[test]
