@@ -39,6 +39,26 @@ fn main() {
         black_box(Element::batch_from_bytes(&enc).unwrap());
         println!("fast batch: {:?}/element", t.elapsed() / n as u32);
     }
+    if mode == "ops" {
+        let xs: Vec<Fq> = pts.iter().map(|p| p.to_affine_coordinates().0).collect();
+        let t = Instant::now();
+        let mut acc = Fq::one();
+        for x in &xs {
+            acc *= black_box(*x);
+        }
+        black_box(acc);
+        println!("mul: {:?}", t.elapsed() / n as u32);
+        let t = Instant::now();
+        for x in &xs {
+            black_box(black_box(*x).inverse());
+        }
+        println!("inverse: {:?}", t.elapsed() / n as u32);
+        let t = Instant::now();
+        for p in &pts {
+            black_box(black_box(p).map_to_scalar_field());
+        }
+        println!("map_to_scalar_field: {:?}", t.elapsed() / n as u32);
+    }
     if mode == "old" || mode == "both" {
         let xs: Vec<Fq> = pts.iter().map(|p| p.to_affine_coordinates().0).collect();
         let t = Instant::now();
