@@ -1,8 +1,9 @@
 //! Sums of products in `Fr` with one reduction per sum (lazy reduction).
 //!
 //! The Montgomery representations `aR`, `bR` (each below `2²⁵⁶`) are multiplied as plain
-//! integers and the 512-bit products added into a 576-bit accumulator `T`, so a sum of
-//! `n` products costs `16n` word multiplications and no reduction. At the end
+//! integers and the halves of the 16 word products added into eight 128-bit column sums,
+//! so a sum of `n` products costs `16n` word multiplications, no carry chains and no
+//! reduction. At the end the columns are carried into a 576-bit integer
 //! `T = A + B·2²⁵⁶ + C·2⁵¹²` (`A`, `B` 256-bit, `C` one word) with `T ≡ R²·Σ a·b`. Read
 //! as a Montgomery representation, `[A]` is the field element `A/R`, so
 //! `Σ a·b = T/R² = [A]·R⁻¹ + [B] + [C]·R` with `R = 2²⁵⁶`.
@@ -11,15 +12,11 @@ use ark_ff::{BigInt, Field, PrimeField};
 use banderwagon::Fr;
 use std::sync::OnceLock;
 
-/// A 576-bit unreduced accumulator of products of Montgomery representations.
+/// An unreduced accumulator of products of Montgomery representations: eight 128-bit
+/// column sums, column `k` collecting the 64-bit halves of word products at weight `2^(64k)`
+/// (no carry chains while accumulating; fine for fewer than 2⁶⁰ products).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Acc([u64; 9]);
-
-#[inline(always)]
-fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
-    let t = (acc as u128) + (a as u128) * (b as u128) + (carry as u128);
-    (t as u64, (t >> 64) as u64)
-}
+pub(crate) struct Acc([u128; 8]);
 
 impl Acc {
     /// `self += a·b` (unreduced).
@@ -27,30 +24,32 @@ impl Acc {
     pub(crate) fn add_product(&mut self, a: &Fr, b: &Fr) {
         let a = &a.0 .0;
         let b = &b.0 .0;
-        // Schoolbook 4×4 into 8 words, then add into the accumulator.
-        let mut p = [0u64; 8];
         for i in 0..4 {
-            let mut carry = 0u64;
             for j in 0..4 {
-                let (lo, hi) = mac(p[i + j], a[i], b[j], carry);
-                p[i + j] = lo;
-                carry = hi;
+                let p = (a[i] as u128) * (b[j] as u128);
+                self.0[i + j] += p as u64 as u128;
+                // i + j ≤ 6: the high half lands in column 7 at most.
+                self.0[i + j + 1] += p >> 64;
             }
-            p[i + 4] = carry;
         }
-        let mut carry = 0u64;
-        for k in 0..8 {
-            let t = (self.0[k] as u128) + (p[k] as u128) + (carry as u128);
-            self.0[k] = t as u64;
-            carry = (t >> 64) as u64;
-        }
-        self.0[8] = self.0[8].wrapping_add(carry);
+    }
+
+    /// Whether nothing was added (or only zero products).
+    pub(crate) fn is_zero(&self) -> bool {
+        self.0.iter().all(|c| *c == 0)
     }
 
     /// The field element `Σ a·b`.
     pub(crate) fn reduce(&self) -> Fr {
+        let mut w = [0u64; 9];
+        let mut carry: u128 = 0;
+        for k in 0..8 {
+            let t = self.0[k] + carry;
+            w[k] = t as u64;
+            carry = t >> 64;
+        }
+        w[8] = carry as u64;
         let (r_inv, r) = consts();
-        let w = &self.0;
         let lo = raw(&[w[0], w[1], w[2], w[3]]);
         let mid = raw(&[w[4], w[5], w[6], w[7]]);
         if w[8] == 0 {

@@ -183,20 +183,18 @@ impl MultiProof {
             if terms.is_empty() {
                 return None;
             }
-            let mut acc = [Acc::default(); DOMAIN_SIZE];
-            let mut touched = [false; DOMAIN_SIZE];
+            let mut acc = vec![Acc::default(); DOMAIN_SIZE];
             for (i, coeff) in terms {
-                for ((a, t), f) in acc.iter_mut().zip(touched.iter_mut()).zip(queries[*i].poly) {
+                for (a, f) in acc.iter_mut().zip(queries[*i].poly) {
                     if !f.is_zero() {
                         a.add_product(coeff, f);
-                        *t = true;
                     }
                 }
             }
+            // A sum of non-zero integer products is non-zero: untouched slots stay zero.
             Some(
                 acc.iter()
-                    .zip(&touched)
-                    .map(|(a, t)| if *t { a.reduce() } else { Fr::zero() })
+                    .map(|a| if a.is_zero() { Fr::zero() } else { a.reduce() })
                     .collect(),
             )
         };
