@@ -79,19 +79,26 @@ fn fq_from_be_bytes_canonical(bytes: &[u8; 32]) -> Option<Fq> {
     Fq::from_bigint(ark_ff::BigInt::new(limbs))
 }
 
-/// The y with `(x, y)` on the curve and y positive, if any: `y² = (1 - a·x²) / (1 - d·x²)`.
-fn positive_y_from_x(x: &Fq) -> Option<Fq> {
+/// The positive y with `(x, y)` on the curve, and whether `1 − a·x²` is a non-zero square
+/// (the subgroup check), computed only when the point is on the curve.
+///
+/// `y² = u/v` with `u = 1 − a·x²`, `v = 1 − d·x²`: one exponentiation gives `√(u/v)`
+/// without an inversion (see `sqrt.rs`); a second one gives the Legendre symbol of `u`.
+fn decode_x(x: &Fq) -> Result<Fq, DecodeError> {
     let x2 = x.square();
-    let num = Fq::one() - BandersnatchConfig::COEFF_A * x2;
-    let den = Fq::one() - BandersnatchConfig::COEFF_D * x2;
-    let y = (num * den.inverse()?).sqrt()?;
-    Some(if is_positive(&y) { y } else { -y })
+    let u = Fq::one() - BandersnatchConfig::COEFF_A * x2;
+    let v = Fq::one() - BandersnatchConfig::COEFF_D * x2;
+    let y = crate::sqrt::sqrt_ratio(&u, &v).ok_or(DecodeError::NotOnCurve)?;
+    if !crate::sqrt::is_nonzero_square(&u) {
+        return Err(DecodeError::NotInSubgroup);
+    }
+    Ok(if is_positive(&y) { y } else { -y })
 }
 
 /// Subgroup check for Banderwagon: `1 - a·x²` must be a non-zero square.
 fn in_subgroup(x: &Fq) -> bool {
     let v = Fq::one() - BandersnatchConfig::COEFF_A * x.square();
-    v.legendre().is_qr()
+    crate::sqrt::is_nonzero_square(&v)
 }
 
 impl Element {
@@ -136,12 +143,47 @@ impl Element {
         let arr: &[u8; 32] = bytes
             .try_into()
             .map_err(|_| DecodeError::WrongLength { got: bytes.len() })?;
+        Self::decode_array(arr)
+    }
+
+    fn decode_array(arr: &[u8; 32]) -> Result<Element, DecodeError> {
         let x = fq_from_be_bytes_canonical(arr).ok_or(DecodeError::NotCanonical)?;
-        let y = positive_y_from_x(&x).ok_or(DecodeError::NotOnCurve)?;
-        if !in_subgroup(&x) {
-            return Err(DecodeError::NotInSubgroup);
-        }
+        let y = decode_x(&x)?;
         Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
+    }
+
+    /// Decodes many canonical encodings ([`Element::from_bytes`] each, in parallel with
+    /// the `parallel` feature). On failure, the index of the first bad encoding and why.
+    pub fn batch_from_bytes(encodings: &[[u8; 32]]) -> Result<Vec<Element>, (usize, DecodeError)> {
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            const CHUNK: usize = 16;
+            if encodings.len() > CHUNK {
+                let chunks: Vec<Result<Vec<Element>, (usize, DecodeError)>> = encodings
+                    .par_chunks(CHUNK)
+                    .enumerate()
+                    .map(|(c, chunk)| Self::decode_seq(chunk, c * CHUNK))
+                    .collect();
+                let mut out = Vec::with_capacity(encodings.len());
+                for chunk in chunks {
+                    out.extend(chunk?);
+                }
+                return Ok(out);
+            }
+        }
+        Self::decode_seq(encodings, 0)
+    }
+
+    fn decode_seq(
+        encodings: &[[u8; 32]],
+        offset: usize,
+    ) -> Result<Vec<Element>, (usize, DecodeError)> {
+        encodings
+            .iter()
+            .enumerate()
+            .map(|(i, e)| Self::decode_array(e).map_err(|err| (offset + i, err)))
+            .collect()
     }
 
     /// Decodes an uncompressed pair of big-endian coordinates, as go-ipa's untrusted
@@ -149,11 +191,16 @@ impl Element {
     pub fn from_uncompressed_be(x_be: &[u8; 32], y_be: &[u8; 32]) -> Result<Element, DecodeError> {
         let x = fq_from_be_bytes_canonical(x_be).ok_or(DecodeError::NotCanonical)?;
         let y_given = fq_from_be_bytes_canonical(y_be).ok_or(DecodeError::NotCanonical)?;
-        let y = positive_y_from_x(&x).ok_or(DecodeError::NotOnCurve)?;
+        // The old order of checks: on-curve, canonical y, then subgroup.
+        let x2 = x.square();
+        let u = Fq::one() - BandersnatchConfig::COEFF_A * x2;
+        let v = Fq::one() - BandersnatchConfig::COEFF_D * x2;
+        let y = crate::sqrt::sqrt_ratio(&u, &v).ok_or(DecodeError::NotOnCurve)?;
+        let y = if is_positive(&y) { y } else { -y };
         if y != y_given {
             return Err(DecodeError::NotCanonicalY);
         }
-        if !in_subgroup(&x) {
+        if !crate::sqrt::is_nonzero_square(&u) {
             return Err(DecodeError::NotInSubgroup);
         }
         Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
@@ -318,6 +365,99 @@ mod tests {
         );
         let bad = h("120faa1df94d5d831bbb69fc44816e25afd27288a333299ac3c94518fd0e016f");
         assert_eq!(Element::from_bytes(&bad), Err(DecodeError::NotInSubgroup));
+    }
+
+    /// The decoder before the fast square root: inverse, Tonelli–Shanks, Legendre symbol.
+    fn old_from_bytes(arr: &[u8; 32]) -> Result<Element, DecodeError> {
+        let x = fq_from_be_bytes_canonical(arr).ok_or(DecodeError::NotCanonical)?;
+        let x2 = x.square();
+        let num = Fq::one() - BandersnatchConfig::COEFF_A * x2;
+        let den = Fq::one() - BandersnatchConfig::COEFF_D * x2;
+        let y = den
+            .inverse()
+            .and_then(|i| (num * i).sqrt())
+            .ok_or(DecodeError::NotOnCurve)?;
+        let y = if is_positive(&y) { y } else { -y };
+        if !num.legendre().is_qr() {
+            return Err(DecodeError::NotInSubgroup);
+        }
+        Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
+    }
+
+    fn same(a: &Result<Element, DecodeError>, b: &Result<Element, DecodeError>) -> bool {
+        match (a, b) {
+            (Ok(p), Ok(q)) => p.0.x == q.0.x && p.0.y == q.0.y,
+            (Err(e), Err(f)) => e == f,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn fast_decoder_matches_old_path() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(11);
+        let g = Element::generator();
+        let mut encodings: Vec<[u8; 32]> = (0..1500)
+            .map(|_| (g * <Fr as ark_ff::UniformRand>::rand(&mut rng)).to_bytes())
+            .collect();
+        // Random strings: mostly off-curve, some not in the subgroup, some non-canonical.
+        for i in 0..3000 {
+            let mut b: [u8; 32] = rng.gen();
+            if i % 3 != 0 {
+                b[0] &= 0x3f;
+            }
+            encodings.push(b);
+        }
+        for small in 0..64u8 {
+            let mut b = [0u8; 32];
+            b[31] = small;
+            encodings.push(b);
+        }
+        // The encoding of -1 and of p-1 (x = -1).
+        encodings.push(fq_to_be_bytes(&-Fq::one()));
+        let mut kinds = std::collections::HashMap::new();
+        for e in &encodings {
+            let new = Element::from_bytes(e);
+            let old = old_from_bytes(e);
+            assert!(same(&new, &old), "{}: {new:?} vs {old:?}", hex::encode(e));
+            *kinds.entry(format!("{:?}", new.map(|_| ()))).or_insert(0) += 1;
+        }
+        // Every outcome class was exercised.
+        assert_eq!(kinds.len(), 4, "{kinds:?}");
+        // The batch decoder agrees, and reports the first bad index.
+        let good = &encodings[..1500];
+        let batch = Element::batch_from_bytes(good).unwrap();
+        for (e, p) in good.iter().zip(&batch) {
+            assert!(same(&Ok(*p), &Element::from_bytes(e)));
+        }
+        let first_bad = encodings
+            .iter()
+            .position(|e| Element::from_bytes(e).is_err())
+            .unwrap();
+        assert_eq!(
+            Element::batch_from_bytes(&encodings).map(|_| ()),
+            Err((
+                first_bad,
+                Element::from_bytes(&encodings[first_bad]).unwrap_err()
+            ))
+        );
+        assert_eq!(Element::batch_from_bytes(&[]), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn uncompressed_decoder_checks() {
+        let g = Element::generator() * Fr::from(12345u64);
+        let (x, y) = g.to_affine_coordinates();
+        let (x, y) = if is_positive(&y) { (x, y) } else { (-x, -y) };
+        let xb = fq_to_be_bytes(&x);
+        assert_eq!(
+            Element::from_uncompressed_be(&xb, &fq_to_be_bytes(&y)),
+            Ok(g)
+        );
+        assert_eq!(
+            Element::from_uncompressed_be(&xb, &fq_to_be_bytes(&-y)),
+            Err(DecodeError::NotCanonicalY)
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod fixed_base_msm;
 mod msm;
 mod prepared;
 mod scalar;
+mod sqrt;
 
 pub use element::{DecodeError, Element};
 pub use fixed_base::FixedBaseTable;

@@ -38,10 +38,7 @@ pub fn multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
 /// buckets; windows in parallel (rayon) when the `parallel` feature is on.
 fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
-    // Minimises windows·(8·n + 20·2^(c−1)) multiplications: about log2(n) − 3.
-    let c = (usize::BITS - n.leading_zeros())
-        .saturating_sub(4)
-        .clamp(4, 16);
+    let c = pippenger_window(n);
     let nw = (253 + c as usize) / c as usize;
     let mut digits = vec![0i32; n * nw];
     let mut scratch = Vec::with_capacity(nw);
@@ -84,6 +81,16 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
         acc += w;
     }
     Element(acc)
+}
+
+/// The window minimising `windows·(8·n + 20·2^(c−1))` field multiplications (one
+/// prepared addition per term and window, two full additions per bucket), `4 ≤ c ≤ 16`.
+fn pippenger_window(n: usize) -> u32 {
+    let cost = |c: u32| -> u64 {
+        let windows = (253 + c as u64) / c as u64;
+        windows * (8 * n as u64 + 20 * (1u64 << (c - 1)))
+    };
+    (4..=16u32).min_by_key(|c| cost(*c)).unwrap_or(8)
 }
 
 /// `Σ scalars[i]·bases[i]` over bases already in affine form (for example a CRS).
@@ -147,6 +154,13 @@ pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
 mod tests {
     use super::*;
     use ark_ff::UniformRand;
+
+    #[test]
+    fn window_choice() {
+        assert_eq!(pippenger_window(49), 4);
+        assert!((5..=7).contains(&pippenger_window(250)));
+        assert!((8..=11).contains(&pippenger_window(4000)));
+    }
 
     #[test]
     fn msm_matches_naive() {

@@ -63,6 +63,13 @@ fn bench_committer(c: &mut Criterion) {
     c.bench_function("map to field batch 1024", |b| {
         b.iter(|| Element::batch_map_to_scalar_field(black_box(&pts)))
     });
+    let encoded = Element::batch_to_bytes(&pts);
+    c.bench_function("element decompress", |b| {
+        b.iter(|| Element::from_bytes(black_box(&encoded[0])))
+    });
+    c.bench_function("element decompress batch 1024", |b| {
+        b.iter(|| Element::batch_from_bytes(black_box(&encoded)))
+    });
     let mut g = c.benchmark_group("committer setup");
     g.sample_size(10);
     g.bench_function("build tables", |b| b.iter(|| Committer::new(crs)));
@@ -117,6 +124,24 @@ fn our_workload(n: usize, rng: &mut StdRng) -> Workload {
     (polys, comms, opens)
 }
 
+/// Leaf-like polynomials: 4 non-zero values plus 2 per stored value (1 to 4 values).
+fn sparse_polys(count: usize, rng: &mut StdRng) -> Vec<Vec<Fr>> {
+    (0..count)
+        .map(|k| {
+            let mut p = vec![Fr::from(0u64); 256];
+            for slot in p.iter_mut().take(4) {
+                *slot = Fr::rand(rng);
+            }
+            for v in 0..(1 + k % 4) {
+                let s = (7 * k + 60 * v) % 252 + 4;
+                p[s] = Fr::rand(rng);
+                p[s + 1] = Fr::rand(rng);
+            }
+            p
+        })
+        .collect()
+}
+
 fn bench_multiproof(c: &mut Criterion) {
     let crs = Crs::eip6800();
     let committer = Committer::eip6800();
@@ -154,6 +179,32 @@ fn bench_multiproof(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("multiproof verify", n), &vq, |b, vq| {
             b.iter(|| proof.verify(crs, &mut Transcript::new(b"vt"), vq).is_ok())
         });
+    }
+    g.finish();
+
+    // Leaf-like sparse polynomials (4 non-zero values plus 2 per stored value), as a tree
+    // proof opens them: N/4 polynomials, random z.
+    let mut g = c.benchmark_group("multiproof (sparse leaf-like polynomials)");
+    g.sample_size(10);
+    for &n in sizes.iter().filter(|n| **n == 16_000) {
+        let polys = sparse_polys(n.div_ceil(4), &mut rng);
+        let comms = committer.batch_commit(&polys);
+        let pq: Vec<ProverQuery> = (0..n)
+            .map(|i| {
+                let z: u8 = rng.gen();
+                ProverQuery {
+                    commitment: comms[i / 4],
+                    poly: &polys[i / 4],
+                    point: z,
+                    result: polys[i / 4][z as usize],
+                }
+            })
+            .collect();
+        g.bench_with_input(
+            BenchmarkId::new("multiproof prove sparse", n),
+            &pq,
+            |b, pq| b.iter(|| MultiProof::prove(committer, &mut Transcript::new(b"vt"), pq)),
+        );
     }
     g.finish();
 

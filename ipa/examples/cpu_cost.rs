@@ -140,6 +140,41 @@ fn main() {
             mp.verify(crs, &mut Transcript::new(b"vt"), &vq).unwrap();
         });
     }
+    // Leaf-like sparse polynomials: 4 non-zero values plus 2 per stored value.
+    let n = 16_000;
+    let polys: Vec<Vec<Fr>> = (0..n / 4)
+        .map(|k| {
+            let mut p = vec![Fr::from(0u64); 256];
+            for slot in 0..4 {
+                p[slot] = Fr::rand(&mut rng);
+            }
+            for v in 0..(1 + k % 4) {
+                let s = (7 * k + 60 * v) % 252 + 4;
+                p[s] = Fr::rand(&mut rng);
+                p[s + 1] = Fr::rand(&mut rng);
+            }
+            p
+        })
+        .collect();
+    let comms = committer.batch_commit(&polys);
+    let pq: Vec<ProverQuery> = (0..n)
+        .map(|i| {
+            let z: u8 = rng.gen();
+            ProverQuery {
+                commitment: comms[i / 4],
+                poly: &polys[i / 4],
+                point: z,
+                result: polys[i / 4][z as usize],
+            }
+        })
+        .collect();
+    measure(&format!("multiproof prove sparse {n}"), &filter, || {
+        black_box(MultiProof::prove(
+            committer,
+            &mut Transcript::new(b"vt"),
+            &pq,
+        ));
+    });
     let filter_build = filter.clone();
     measure("committer setup (build tables)", &filter_build, || {
         black_box(Committer::new(crs));

@@ -24,6 +24,7 @@ mod crs_table;
 mod error;
 mod ipa_proof;
 pub mod lagrange;
+mod lazy;
 mod multiproof;
 mod pedersen;
 mod transcript;

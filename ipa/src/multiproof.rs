@@ -14,6 +14,7 @@ use crate::crs::Crs;
 use crate::error::{ProofDecodeError, VerifyError};
 use crate::ipa_proof::{IpaProof, IPA_PROOF_LEN};
 use crate::lagrange::{PrecomputedWeights, DOMAIN_SIZE};
+use crate::lazy::Acc;
 use crate::transcript::Transcript;
 
 /// Encoded size of a [`MultiProof`]: `D ‖ IPA`.
@@ -62,6 +63,45 @@ fn powers(r: &Fr, n: usize) -> Vec<Fr> {
     out
 }
 
+/// The transcript encoding of the domain point `z` as a scalar: `z` little-endian.
+fn point_le_bytes(z: u8) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    out[0] = z;
+    out
+}
+
+/// Appends every query's `C`, `z`, `y`.
+fn append_queries<'a>(
+    transcript: &mut Transcript,
+    queries: impl Iterator<Item = (u8, &'a Fr)>,
+    encoded: &[[u8; 32]],
+) {
+    for ((point, result), c) in queries.zip(encoded) {
+        transcript.append_point_bytes(b"C", c);
+        transcript.append_message(b"z", &point_le_bytes(point));
+        transcript.append_scalar(b"y", result);
+    }
+}
+
+/// [`Element::batch_to_bytes`], encoding a run of identical (bitwise) commitments once:
+/// openings of one polynomial usually sit next to each other.
+fn encode_commitments(comms: impl Iterator<Item = Element>) -> Vec<[u8; 32]> {
+    let mut distinct: Vec<Element> = Vec::new();
+    let mut which: Vec<usize> = Vec::new();
+    for c in comms {
+        let same = distinct.last().is_some_and(|p| {
+            let (a, b) = (p.as_projective(), c.as_projective());
+            a.x == b.x && a.y == b.y && a.z == b.z
+        });
+        if !same {
+            distinct.push(c);
+        }
+        which.push(distinct.len() - 1);
+    }
+    let enc = Element::batch_to_bytes(&distinct);
+    which.iter().filter_map(|i| enc.get(*i).copied()).collect()
+}
+
 /// `1/(t − k)` for every domain point `k`.
 fn inv_t_minus_domain(t: &Fr) -> Vec<Fr> {
     let mut d: Vec<Fr> = (0..DOMAIN_SIZE as u64).map(|k| *t - Fr::from(k)).collect();
@@ -106,13 +146,12 @@ impl MultiProof {
         queries: &[ProverQuery<'_>],
     ) -> MultiProof {
         transcript.domain_sep(b"multiproof");
-        let comms: Vec<Element> = queries.iter().map(|q| q.commitment).collect();
-        let encoded = Element::batch_to_bytes(&comms);
-        for (q, c) in queries.iter().zip(&encoded) {
-            transcript.append_point_bytes(b"C", c);
-            transcript.append_scalar(b"z", &Fr::from(q.point as u64));
-            transcript.append_scalar(b"y", &q.result);
-        }
+        let encoded = encode_commitments(queries.iter().map(|q| q.commitment));
+        append_queries(
+            transcript,
+            queries.iter().map(|q| (q.point, &q.result)),
+            &encoded,
+        );
         let r = transcript.challenge_scalar(b"r");
         let r_pows = powers(&r, queries.len());
 
@@ -138,17 +177,26 @@ impl MultiProof {
                 by_point[queries[first].point as usize].push((first, coeff));
             }
         }
+        // Σ coeff·f per point with one reduction per evaluation (lazy reduction), skipping
+        // the zero evaluations that dominate a tree's sparse polynomials.
         let aggregate = |terms: &Vec<(usize, Fr)>| -> Option<Vec<Fr>> {
             if terms.is_empty() {
                 return None;
             }
-            let mut acc = vec![Fr::zero(); DOMAIN_SIZE];
+            let mut acc = vec![Acc::default(); DOMAIN_SIZE];
             for (i, coeff) in terms {
                 for (a, f) in acc.iter_mut().zip(queries[*i].poly) {
-                    *a += *coeff * f;
+                    if !f.is_zero() {
+                        a.add_product(coeff, f);
+                    }
                 }
             }
-            Some(acc)
+            // A sum of non-zero integer products is non-zero: untouched slots stay zero.
+            Some(
+                acc.iter()
+                    .map(|a| if a.is_zero() { Fr::zero() } else { a.reduce() })
+                    .collect(),
+            )
         };
         #[cfg(feature = "parallel")]
         let aggregated: Vec<Option<Vec<Fr>>> = {
@@ -195,8 +243,7 @@ impl MultiProof {
         if queries.is_empty() {
             return Err(VerifyError::NoQueries);
         }
-        let comms: Vec<Element> = queries.iter().map(|q| q.commitment).collect();
-        let encoded = Element::batch_to_bytes(&comms);
+        let encoded = encode_commitments(queries.iter().map(|q| q.commitment));
         self.verify_encoded(crs, transcript, queries, &encoded)
     }
 
@@ -219,11 +266,11 @@ impl MultiProof {
             });
         }
         transcript.domain_sep(b"multiproof");
-        for (q, c) in queries.iter().zip(encoded) {
-            transcript.append_point_bytes(b"C", c);
-            transcript.append_scalar(b"z", &Fr::from(q.point as u64));
-            transcript.append_scalar(b"y", &q.result);
-        }
+        append_queries(
+            transcript,
+            queries.iter().map(|q| (q.point, &q.result)),
+            encoded,
+        );
         let r = transcript.challenge_scalar(b"r");
         transcript.append_point(b"D", &self.d);
         let t = transcript.challenge_scalar(b"t");
@@ -235,17 +282,27 @@ impl MultiProof {
         let mut points: Vec<Element> = Vec::new();
         let mut scalars: Vec<Fr> = Vec::new();
         let mut rp = Fr::from(1u64);
+        let mut g2_acc = Acc::default();
+        let mut prev: Option<(&[u8; 32], usize)> = None;
         for (q, c) in queries.iter().zip(encoded) {
             let helper = rp * inv[q.point as usize];
-            g2_t += helper * q.result;
-            let idx = *slot.entry(c).or_insert_with(|| {
-                points.push(q.commitment);
-                scalars.push(Fr::zero());
-                points.len() - 1
-            });
-            scalars[idx] += helper;
+            g2_acc.add_product(&helper, &q.result);
+            // Openings of one commitment usually sit next to each other: skip the hash.
+            let idx = match prev {
+                Some((p, i)) if p == c => i,
+                _ => *slot.entry(c).or_insert_with(|| {
+                    points.push(q.commitment);
+                    scalars.push(Fr::zero());
+                    points.len() - 1
+                }),
+            };
+            prev = Some((c, idx));
+            if let Some(s) = scalars.get_mut(idx) {
+                *s += helper;
+            }
             rp *= r;
         }
+        g2_t += g2_acc.reduce();
         let e = banderwagon::multi_scalar_mul(&points, &scalars);
         transcript.append_point(b"E", &e);
         if self.ipa.verify(crs, transcript, e - self.d, &t, &g2_t) {
@@ -253,5 +310,68 @@ impl MultiProof {
         } else {
             Err(VerifyError::ProofRejected)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use ark_ff::UniformRand;
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    /// Sparse polynomials (most evaluations zero, some openings at zero slots), repeated
+    /// (polynomial, point) pairs and many points: the lazy, zero-skipping aggregation
+    /// must still give proofs that verify, and the same proof as dense aggregation would.
+    #[test]
+    fn sparse_and_repeated_openings_verify() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(21);
+        let polys: Vec<Vec<Fr>> = (0..40)
+            .map(|k| {
+                let mut p = vec![Fr::zero(); DOMAIN_SIZE];
+                for s in 0..(k % 7 + 1) {
+                    p[(k * 13 + s * 31) % DOMAIN_SIZE] = Fr::rand(&mut rng);
+                }
+                if k % 5 == 0 {
+                    p = (0..DOMAIN_SIZE).map(|_| Fr::rand(&mut rng)).collect();
+                }
+                p
+            })
+            .collect();
+        let comms = committer.batch_commit(&polys);
+        let queries: Vec<ProverQuery> = (0..300)
+            .map(|i| {
+                let k = rng.gen_range(0..polys.len());
+                let z: u8 = if i % 3 == 0 {
+                    (k * 13 % 256) as u8
+                } else {
+                    rng.gen()
+                };
+                ProverQuery {
+                    commitment: comms[k],
+                    poly: &polys[k],
+                    point: z,
+                    result: polys[k][z as usize],
+                }
+            })
+            .collect();
+        let proof = MultiProof::prove(committer, &mut Transcript::new(b"t"), &queries);
+        let vq: Vec<VerifierQuery> = queries
+            .iter()
+            .map(|q| VerifierQuery {
+                commitment: q.commitment,
+                point: q.point,
+                result: q.result,
+            })
+            .collect();
+        proof
+            .verify(Crs::eip6800(), &mut Transcript::new(b"t"), &vq)
+            .unwrap();
+        let mut bad = vq.clone();
+        bad[7].result += Fr::from(1u64);
+        assert!(proof
+            .verify(Crs::eip6800(), &mut Transcript::new(b"t"), &bad)
+            .is_err());
     }
 }

@@ -1,0 +1,28 @@
+//! One variable-base MSM of `n` points, for instruction counts under callgrind.
+//!
+//! `cargo run --release -p banderwagon --example msm_cost -- [n]`
+#![allow(clippy::unwrap_used)]
+
+use std::hint::black_box;
+
+use banderwagon::arith::UniformRand;
+use banderwagon::{multi_scalar_mul, Element, Fr};
+use rand::{rngs::StdRng, SeedableRng};
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(250);
+    let mut rng = StdRng::seed_from_u64(9);
+    let step = Element::generator() * Fr::rand(&mut rng);
+    let mut p = Element::generator();
+    let pts: Vec<Element> = (0..n)
+        .map(|_| {
+            p += step;
+            p
+        })
+        .collect();
+    let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+    black_box(multi_scalar_mul(black_box(&pts), black_box(&sc)));
+}
