@@ -558,6 +558,11 @@ fn proven_keys(state_diff: StateDiff<'_>) -> Vec<ProvenKey> {
 struct ChildSet([u64; 4]);
 
 impl ChildSet {
+    /// Number of indices.
+    fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
     fn insert(&mut self, index: u8) {
         if let Some(word) = self.0.get_mut(usize::from(index >> 6)) {
             *word |= 1 << (index & 63);
@@ -1063,19 +1068,39 @@ pub(crate) fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
 }
 
 /// The openings in `(path, z)` order, with the encoding of each one's commitment.
+///
+/// One pass over the nodes in path order (a pre-order walk of the proven tree), with no
+/// lookups by path: an internal node's openings are written with a placeholder value, and
+/// each child fills its parent's next one when the walk reaches it (the children come in
+/// the same order as the parent's opened indices). A leaf's suffix trees are the one or two
+/// nodes right after it.
 fn openings(
     nodes: &[BuiltNode],
     state_diff: StateDiff<'_>,
     encoded: &[&[u8; 32]],
 ) -> (Vec<VerifierQuery>, Vec<[u8; 32]>) {
-    let field_at = |path: Option<NodePath>| -> Option<Fr> {
-        let path = path?;
-        let i = nodes.binary_search_by(|n| n.node.path.cmp(&path)).ok()?;
-        nodes.get(i).map(|n| n.node.field)
-    };
-    let mut queries = Vec::new();
-    let mut encodings = Vec::new();
-    for n in nodes {
+    let capacity = nodes
+        .iter()
+        .map(|n| match n.draft {
+            Draft::Internal { children } => children.len(),
+            Draft::Leaf { .. } => 4,
+            _ => 0,
+        })
+        .sum::<usize>()
+        + 2 * state_diff.suffix_diff_count();
+    let mut queries = Vec::with_capacity(capacity);
+    let mut encodings = Vec::with_capacity(capacity);
+    // The internal nodes on the path to the current node: (depth, index of the next of its
+    // openings that waits for a child's value, one past its last opening).
+    let mut ancestors: Vec<(usize, usize, usize)> = Vec::with_capacity(MAX_PATH_LEN);
+    for (i, n) in nodes.iter().enumerate() {
+        let depth = n.node.path.len();
+        if !matches!(n.draft, Draft::SuffixTree { .. }) && depth > 0 {
+            while ancestors.last().is_some_and(|&(d, _, _)| d >= depth) {
+                ancestors.pop();
+            }
+            fill_parent_opening(&mut queries, &mut ancestors, n, depth);
+        }
         let Some(ci) = n.commitment_index else {
             continue;
         };
@@ -1083,6 +1108,7 @@ fn openings(
             continue;
         };
         let commitment = n.node.commitment;
+        let first = queries.len();
         let mut open = |point: u8, result: Fr| {
             queries.push(VerifierQuery {
                 commitment,
@@ -1094,17 +1120,22 @@ fn openings(
         match n.draft {
             Draft::Internal { children } => {
                 for z in children.iter() {
-                    // Every opened child is a node of the shape; an empty slot's field is 0.
-                    open(z, field_at(n.node.path.child(z)).unwrap_or_else(Fr::zero));
+                    // Filled in by the child; an empty slot's field is 0.
+                    open(z, Fr::zero());
                 }
+                ancestors.push((depth, first, first + children.len()));
             }
             Draft::Leaf { stem, .. } => {
                 let Some(stem) = stem else { continue };
                 open(0, Fr::one());
                 open(1, stem_field(&stem));
+                let mut following = nodes.iter().skip(i + 1).take(2);
+                let mut next = following.next();
                 for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
-                    if let Some(f) = field_at(n.node.path.child(byte)) {
-                        open(byte, f);
+                    let Some(c) = next else { break };
+                    if Some(c.node.path) == n.node.path.child(byte) {
+                        open(byte, c.node.field);
+                        next = following.next();
                     }
                 }
             }
@@ -1127,6 +1158,31 @@ fn openings(
         }
     }
     (queries, encodings)
+}
+
+/// Writes the field of `n` (at `depth` ≥ 1, not a suffix tree) into its parent's opening at
+/// `n`'s index: the next waiting opening of the innermost ancestor, which is the parent.
+fn fill_parent_opening(
+    queries: &mut [VerifierQuery],
+    ancestors: &mut [(usize, usize, usize)],
+    n: &BuiltNode,
+    depth: usize,
+) {
+    let Some((parent_depth, next, end)) = ancestors.last_mut() else {
+        return;
+    };
+    let index = n.node.path.as_bytes().last().copied();
+    if *parent_depth + 1 != depth || *next >= *end {
+        return;
+    }
+    if let Some(q) = queries.get_mut(*next) {
+        // The shape gives every opened index exactly one child node, in index order.
+        debug_assert_eq!(Some(q.point), index);
+        if Some(q.point) == index {
+            q.result = n.node.field;
+            *next += 1;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1157,5 +1213,6 @@ mod tests {
             s.insert(i);
         }
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 63, 64, 255]);
+        assert_eq!(s.len(), 4);
     }
 }
