@@ -1010,10 +1010,13 @@ fn decode_chunk_len(points: usize) -> usize {
         .clamp(MIN_DECODE_CHUNK, MAX_DECODE_CHUNK)
 }
 
-/// Fewest points a decoding task takes (a decompression is a square root and a Legendre
-/// symbol: microseconds each, against about a microsecond to start a task).
+/// Fewest points a decoding task takes: a decompression (a square root and a Legendre
+/// symbol, tens of microseconds today) and its share of the chunk's field inversion dwarf
+/// starting a task (about a microsecond), so small chunks keep both cores evenly busy even
+/// for the 21 points of a one-stem witness; 4 keeps the one inversion per chunk (a few
+/// microseconds) under a tenth of the chunk's work.
 #[cfg(feature = "parallel")]
-const MIN_DECODE_CHUNK: usize = 8;
+const MIN_DECODE_CHUNK: usize = 4;
 
 /// Most points a decoding task takes.
 #[cfg(feature = "parallel")]
