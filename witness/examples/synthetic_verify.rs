@@ -9,6 +9,8 @@
 //!
 //! `cargo run --release -p witness --example synthetic_verify -- [KEYS...]`
 //! (default 133 4096 19229: the key counts of the bench's 1k, 16k and 128k witnesses).
+//! Prints the best of `$REPS` (default 3) runs of each stage; with `VERIFY_ONLY` set it skips
+//! the single-threaded decompression timing (for profiling `verify` alone).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeSet;
