@@ -60,6 +60,7 @@
 mod canonical;
 mod error;
 mod execution_witness;
+mod field;
 pub mod fractional;
 pub mod fuzz;
 mod json;

@@ -712,3 +712,60 @@ fn deep_paths_without_commitments_stop_at_the_first_stem() {
     );
     assert!(start.elapsed().as_secs() < 2, "{:?}", start.elapsed());
 }
+
+#[test]
+fn decode_errors_keep_sequential_priority_across_parallel_chunks() {
+    // The largest block's points are decoded in several parallel chunks; the error reported
+    // is still the one a sequential decoder meets first: proof points, the final scalar, the
+    // root, then the lowest bad commitment.
+    let blocks = chain();
+    let b = blocks
+        .iter()
+        .max_by_key(|b| b.witness.verkle_proof().commitments_by_path().len())
+        .unwrap();
+    let owned = b.witness.to_owned_witness();
+    let n = owned.verkle_proof.commitments_by_path.len();
+    assert!(n >= 64, "{n} commitments");
+    let not_canonical = [0xff; 32];
+    let off_curve = {
+        // The smallest x with no point on the curve.
+        let mut x = [0u8; 32];
+        (1u8..=255)
+            .find_map(|v| {
+                x[31] = v;
+                (banderwagon::Element::from_bytes(&x) == Err(DecodeError::NotOnCurve)).then_some(x)
+            })
+            .unwrap()
+    };
+    let mut late_then_early = owned.clone();
+    late_then_early.verkle_proof.commitments_by_path[n - 1] = not_canonical;
+    late_then_early.verkle_proof.commitments_by_path[n / 2] = off_curve;
+    late_then_early.verkle_proof.commitments_by_path[n / 2 + 1] = not_canonical;
+    assert_eq!(
+        verify_owned(&b.parent_state_root, &late_then_early).unwrap_err(),
+        VerifyError::BadPoint {
+            index: n / 2,
+            source: DecodeError::NotOnCurve
+        }
+    );
+    let bad_root = verify_owned(&not_canonical, &late_then_early).unwrap_err();
+    assert_eq!(bad_root, VerifyError::BadRoot(DecodeError::NotCanonical));
+
+    let mut scalar = late_then_early.clone();
+    scalar.verkle_proof.ipa_proof.final_evaluation = [0xff; 32];
+    assert_eq!(
+        verify_owned(&not_canonical, &scalar).unwrap_err(),
+        VerifyError::BadScalar
+    );
+    let mut proof = scalar.clone();
+    proof.verkle_proof.ipa_proof.cr[2] = off_curve;
+    proof.verkle_proof.ipa_proof.cr[5] = not_canonical;
+    assert_eq!(
+        verify_owned(&not_canonical, &proof).unwrap_err(),
+        VerifyError::BadProofPoint {
+            field: "cr",
+            index: 2,
+            source: DecodeError::NotOnCurve
+        }
+    );
+}
