@@ -90,10 +90,22 @@ pub fn shard_of(depth: ShardDepth, stem: &Stem) -> u16 {
 pub struct ShardConfig {
     /// Shard depth (default [`ShardDepth::One`]).
     pub depth: ShardDepth,
-    /// Node-cache budget of the whole tree, in nodes, meant to be shared equally by the
-    /// shards. Not enforced yet: a store-backed shard keeps every node it loads until the
-    /// tree is dropped (see `ShardedTree::open`).
+    /// Node-cache budget of the whole store-backed tree, in nodes, shared equally by the
+    /// shards ([`ShardConfig::shard_cache_nodes`]): after each `ShardedTree::persist`
+    /// every shard holds at most its share (between persists a shard also holds the nodes
+    /// the block touched). `usize::MAX`: never evict.
     pub cache_nodes: usize,
+}
+
+impl ShardConfig {
+    /// One shard's share of [`ShardConfig::cache_nodes`]: the budget divided by the shard
+    /// count, at least 1 node (the shard's root).
+    pub fn shard_cache_nodes(&self) -> usize {
+        if self.cache_nodes == usize::MAX {
+            return usize::MAX;
+        }
+        (self.cache_nodes / self.depth.shard_count()).max(1)
+    }
 }
 
 impl Default for ShardConfig {

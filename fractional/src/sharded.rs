@@ -9,7 +9,7 @@ use ipa::Committer;
 use rayon::prelude::*;
 use verkle::keys::{TreeKey, Value};
 use verkle::store::{MemoryStore, NodeBatch, NodeKind, RocksStore};
-use verkle::Tree;
+use verkle::{Tree, TreeConfig};
 
 use crate::canonical::{CanonicalTop, ShardTop};
 use crate::coordinator::Coordinator;
@@ -187,10 +187,9 @@ impl ShardedTree {
     /// Opens (creating if needed) the tree kept in the RocksDB database in `dir`: reads
     /// every shard's top from the meta records, rebuilds both roots from them and checks
     /// the canonical root against the stored one. Shard trees are opened when first
-    /// touched.
-    ///
-    /// Limitation: `config.cache_nodes` is not enforced yet — a shard keeps the nodes it
-    /// has loaded until the tree is dropped.
+    /// touched, each with its share of the node-cache budget
+    /// ([`ShardConfig::shard_cache_nodes`]); [`ShardedTree::persist`] evicts every persisted
+    /// shard back to that share.
     pub fn open(dir: &Path, config: ShardConfig) -> Result<ShardedTree, FractionalError> {
         let db = RocksStore::open(dir).map_err(store_err)?;
         let depth = config.depth;
@@ -260,11 +259,17 @@ impl ShardedTree {
 
     /// Opens the tree of `shard` from the store (an empty tree in memory).
     fn open_shard(&self, shard: u16) -> Result<ShardTree, FractionalError> {
-        Tree::open(self.shard_store(shard))
+        let config = TreeConfig {
+            cache_nodes: self.config.shard_cache_nodes(),
+        };
+        Tree::open_with(self.shard_store(shard), config)
             .map_err(|source| FractionalError::Tree { shard, source })
     }
 
-    /// Makes sure the trees of `shards` are open.
+    /// Makes sure the trees of `shards` are open. Sequential on purpose: opening a tree
+    /// may initialise process-wide tables (`OnceLock`s whose initialisers use rayon), and
+    /// doing that from several rayon workers at once can deadlock. Only a shard's first
+    /// touch opens it (a few reads); the node loads of `apply` run in parallel.
     pub(crate) fn ensure_open(&mut self, shards: &[u16]) -> Result<(), FractionalError> {
         for &s in shards {
             if matches!(self.shards.get(usize::from(s)), Some(None)) {
@@ -275,6 +280,16 @@ impl ShardedTree {
             }
         }
         Ok(())
+    }
+
+    /// Nodes held in memory by all open shard trees (what [`ShardConfig::cache_nodes`]
+    /// bounds after each [`ShardedTree::persist`] of a store-backed tree).
+    pub fn cached_nodes(&self) -> usize {
+        self.shards
+            .iter()
+            .flatten()
+            .map(|t| t.stats().nodes_in_memory)
+            .sum()
     }
 
     /// The configuration.
@@ -322,8 +337,10 @@ impl ShardedTree {
 
     /// Writes every shard changed since the last persist, the shard tops, the canonical
     /// root, the `height` and the caller's `extra_meta` records in **one** atomic RocksDB
-    /// write (the touched shards' batches merged). An in-memory tree only records the
-    /// height and meta. If the write fails, drop the tree and [`ShardedTree::open`] again.
+    /// write (the touched shards' batches merged), then evicts each written shard's node
+    /// cache back to its share of [`ShardConfig::cache_nodes`] (in parallel). An in-memory
+    /// tree only records the height and meta (and evicts nothing: its nodes live nowhere
+    /// else). If the write fails, drop the tree and [`ShardedTree::open`] again.
     pub fn persist(
         &mut self,
         height: u64,
@@ -348,11 +365,12 @@ impl ShardedTree {
             }
         }
         let batches: Vec<Result<NodeBatch, FractionalError>> = work
-            .into_par_iter()
+            .par_iter_mut()
             .map(|(s, t)| {
+                let shard = *s;
                 let b = t
                     .take_batch(height, &[])
-                    .map_err(|source| FractionalError::Tree { shard: s, source })?;
+                    .map_err(|source| FractionalError::Tree { shard, source })?;
                 Ok(t.store().remap(b))
             })
             .collect();
@@ -380,6 +398,7 @@ impl ShardedTree {
             batch.meta.push((meta_key(META_USER, k), v.to_vec()));
         }
         db.write_batch(&batch).map_err(store_err)?;
+        work.into_par_iter().for_each(|(_, t)| t.evict());
         self.height = Some(height);
         Ok(())
     }

@@ -154,6 +154,22 @@ fn stale_shard_commitment() {
 }
 
 #[test]
+fn stale_proof_against_a_newer_root() {
+    // A whole, self-consistent proof built before a block: its shard commitment for 0x10 is
+    // stale, so the Merkle path it implies no longer reaches the new coordinator root.
+    let (mut tree, _, stale_proof) = fixture();
+    let old_root = tree.coordinator_root();
+    tree.apply(&[(key(stem_from(0), 9), Some([0xee; 32]))])
+        .unwrap();
+    assert_ne!(tree.coordinator_root(), old_root);
+    verify(&old_root, &stale_proof).unwrap();
+    assert!(matches!(
+        verify(&tree.coordinator_root(), &stale_proof),
+        Err(FractionalVerifyError::CoordinatorRootMismatch { .. })
+    ));
+}
+
+#[test]
 fn key_routed_to_wrong_shard() {
     let (tree, _, mut proof) = fixture();
     // Move the last stem of shard 0x10 to the front of shard 0x11's entry.

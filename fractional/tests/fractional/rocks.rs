@@ -83,3 +83,56 @@ fn persist_and_reopen_depth_1() {
 fn persist_and_reopen_depth_2() {
     persist_reopen(ShardDepth::Two);
 }
+
+/// Many blocks of many keys into a store-backed tree with a small budget: after every
+/// persist the shards together hold at most `cache_nodes` nodes, and the roots still equal
+/// the in-memory tree's (evicted nodes are read back when a block reaches them).
+#[test]
+fn node_cache_stays_within_budget() {
+    let dir = temp_dir("budget");
+    let config = ShardConfig {
+        depth: ShardDepth::One,
+        cache_nodes: 256 * 4,
+    };
+    assert_eq!(config.shard_cache_nodes(), 4);
+    let mut memory = ShardedTree::in_memory(config);
+    let mut disk = ShardedTree::open(&dir, config).unwrap();
+    let key_of = |i: u32| -> TreeKey {
+        let mut k = [0u8; 32];
+        for (j, b) in k.iter_mut().enumerate() {
+            *b = (i.wrapping_mul(2_654_435_761).rotate_left(j as u32 % 32) >> (j % 4 * 8)) as u8;
+        }
+        k
+    };
+    let mut peak_unpersisted = 0;
+    for n in 0..12u32 {
+        let w: Vec<(TreeKey, Option<[u8; 32]>)> = (0..400u32)
+            .map(|i| (key_of(i * 7 + n * 131), Some([n as u8 + 1; 32])))
+            .collect();
+        memory.apply(&w).unwrap();
+        disk.apply(&w).unwrap();
+        peak_unpersisted = peak_unpersisted.max(disk.cached_nodes());
+        disk.persist(u64::from(n), &[]).unwrap();
+        assert!(
+            disk.cached_nodes() <= config.cache_nodes,
+            "block {n}: {} nodes cached, budget {}",
+            disk.cached_nodes(),
+            config.cache_nodes
+        );
+        assert_eq!(disk.canonical_root(), memory.canonical_root(), "block {n}");
+        assert_eq!(disk.coordinator_root(), memory.coordinator_root());
+    }
+    // The blocks did load more than the budget between persists: eviction did something.
+    assert!(peak_unpersisted > config.cache_nodes, "{peak_unpersisted}");
+    for i in (0..400u32).step_by(37) {
+        let k = key_of(i * 7);
+        assert_eq!(disk.get(&k).unwrap(), memory.get(&k).unwrap());
+    }
+    let keys: Vec<TreeKey> = (0..50u32).map(|i| key_of(i * 7)).collect();
+    assert_eq!(
+        disk.prove(&keys).unwrap().to_ssz().unwrap(),
+        memory.prove(&keys).unwrap().to_ssz().unwrap()
+    );
+    drop(disk);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,81 @@
+//! CPU time (user + system, from `/proc/self/stat`) of applying 10k-update blocks to the
+//! bench states (`benches/fractional.rs` builds them): `apply_cpu <sharded|single> <dir>
+//! <keys> [blocks]`. For A/B comparisons on a loaded machine, where wall-clock is noisy.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use sha2::{Digest, Sha256};
+use verkle::store::RocksStore;
+use verkle::{Tree, TreeConfig};
+
+fn initial_key(i: u32) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(i.to_be_bytes());
+    h.update([0u8; 28]);
+    h.update(b"seed");
+    h.finalize().into()
+}
+
+fn block(round: u64, n: u32) -> Vec<([u8; 32], Option<[u8; 32]>)> {
+    let r = round as u32;
+    (0..10_000u32)
+        .map(|i| {
+            let j = (r.wrapping_mul(10_000).wrapping_add(i)).wrapping_mul(97) % n;
+            let mut v = initial_key(j);
+            v[..8].copy_from_slice(&round.to_be_bytes());
+            (initial_key(j), Some(v))
+        })
+        .collect()
+}
+
+/// User + system CPU time of the process so far, in clock ticks (1/100 s).
+fn cpu_ticks() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let rest = &s[s.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).expect("mode").clone();
+    let dir = std::path::PathBuf::from(args.get(2).expect("dir"));
+    let n: u32 = args.get(3).expect("keys").parse().unwrap();
+    let blocks: u64 = args.get(4).map_or(3, |b| b.parse().unwrap());
+    let cache = 200_000;
+    let mut spent = 0u64;
+    if mode == "sharded" {
+        let config = fractional::ShardConfig {
+            cache_nodes: cache,
+            ..fractional::ShardConfig::default()
+        };
+        let mut t = fractional::ShardedTree::open(&dir.join("sharded"), config).unwrap();
+        for _ in 0..blocks {
+            let h = t.height().unwrap_or(0) + 1;
+            let w = block(h, n);
+            let c = cpu_ticks();
+            let r = t.apply(&w).unwrap();
+            spent += cpu_ticks() - c;
+            eprintln!("{r:?}");
+            t.persist(h, &[]).unwrap();
+        }
+    } else {
+        let mut t = Tree::open_with(
+            RocksStore::open(dir.join("single")).unwrap(),
+            TreeConfig { cache_nodes: cache },
+        )
+        .unwrap();
+        for _ in 0..blocks {
+            let h = t.height().unwrap_or(0) + 1;
+            let w = block(h, n);
+            let c = cpu_ticks();
+            t.apply(w).unwrap();
+            t.commit();
+            spent += cpu_ticks() - c;
+            t.persist_with(h, &[]).unwrap();
+        }
+    }
+    println!(
+        "{mode}: {blocks} blocks, {} ms CPU per block",
+        spent * 10 / blocks
+    );
+}
