@@ -1010,17 +1010,11 @@ impl<S: NodeStore> Tree<S> {
             paths.push(path);
             records.push(rec);
             written.push(id);
+            if records.len() == ENCODE_CHUNK {
+                encode_into(&mut batch.puts, &mut paths, &mut records);
+            }
         }
-        let encoded = if records.len() < 64 {
-            StoredNode::batch_to_bytes(&records)
-        } else {
-            let parts: Vec<Vec<Vec<u8>>> = records
-                .par_chunks(256)
-                .map(StoredNode::batch_to_bytes)
-                .collect();
-            parts.concat()
-        };
-        batch.puts = paths.into_iter().zip(encoded).collect();
+        encode_into(&mut batch.puts, &mut paths, &mut records);
         let put_paths: HashSet<NodePath> = batch.puts.iter().map(|(p, _)| *p).collect();
         let mut deletes = std::mem::take(&mut self.pending_deletes);
         deletes.sort();
@@ -1040,6 +1034,29 @@ impl<S: NodeStore> Tree<S> {
         }
         Ok((batch, written))
     }
+}
+
+/// Records encoded at a time by [`Tree::persist`] (bounds the decoded copies held at once).
+const ENCODE_CHUNK: usize = 8_192;
+
+/// Encodes `records` (in parallel, with batched point normalisation) into `puts`, then
+/// empties `paths` and `records`.
+fn encode_into(
+    puts: &mut Vec<(NodePath, Vec<u8>)>,
+    paths: &mut Vec<NodePath>,
+    records: &mut Vec<StoredNode>,
+) {
+    let encoded: Vec<Vec<u8>> = if records.len() < 64 {
+        StoredNode::batch_to_bytes(records)
+    } else {
+        let parts: Vec<Vec<Vec<u8>>> = records
+            .par_chunks(256)
+            .map(StoredNode::batch_to_bytes)
+            .collect();
+        parts.concat()
+    };
+    puts.extend(paths.drain(..).zip(encoded));
+    records.clear();
 }
 
 fn store_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> TreeError {
