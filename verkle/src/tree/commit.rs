@@ -95,6 +95,8 @@ impl Term {
 
 /// Terms per parallel task of [`sum_terms`].
 const TERM_CHUNK: usize = 512;
+/// Terms whose products [`sum_terms`] holds at once (4 MB of points).
+const TERM_WINDOW: usize = 32_768;
 
 /// `Σ scalar·G_base` per target (`targets` sums; a target without terms is the identity).
 ///
@@ -111,34 +113,39 @@ fn sum_terms(mut terms: Vec<Term>, targets: usize, committer: &Committer) -> Vec
         return out;
     }
     terms.sort_unstable_by_key(|t| (t.base, t.target));
-    let products: Vec<Element> = terms
-        .par_chunks(TERM_CHUNK)
-        .flat_map_iter(|chunk| {
-            chunk
-                .iter()
-                .map(|t| committer.scalar_mul(usize::from(t.base), &t.scalar))
-        })
-        .collect();
-    // Group the products by target (counting sort), then sum each group.
+    // A window of terms at a time, so the products held at once stay small.
     let mut start = vec![0u32; targets + 1];
-    for t in &terms {
-        start[t.target as usize + 1] += 1;
-    }
-    for i in 0..targets {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut order = vec![0u32; terms.len()];
-    for (i, t) in terms.iter().enumerate() {
-        let slot = &mut fill[t.target as usize];
-        order[*slot as usize] = i as u32;
-        *slot += 1;
-    }
-    out.par_iter_mut().enumerate().for_each(|(target, acc)| {
-        for &i in &order[start[target] as usize..start[target + 1] as usize] {
-            *acc += products[i as usize];
+    let mut fill = vec![0u32; targets + 1];
+    for window in terms.chunks(TERM_WINDOW) {
+        let products: Vec<Element> = window
+            .par_chunks(TERM_CHUNK)
+            .flat_map_iter(|chunk| {
+                chunk
+                    .iter()
+                    .map(|t| committer.scalar_mul(usize::from(t.base), &t.scalar))
+            })
+            .collect();
+        // Group the window's products by target (counting sort), then sum each group.
+        start.iter_mut().for_each(|s| *s = 0);
+        for t in window {
+            start[t.target as usize + 1] += 1;
         }
-    });
+        for i in 0..targets {
+            start[i + 1] += start[i];
+        }
+        fill.copy_from_slice(&start);
+        let mut order = vec![0u32; window.len()];
+        for (i, t) in window.iter().enumerate() {
+            let slot = &mut fill[t.target as usize];
+            order[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        out.par_iter_mut().enumerate().for_each(|(target, acc)| {
+            for &i in &order[start[target] as usize..start[target + 1] as usize] {
+                *acc += products[i as usize];
+            }
+        });
+    }
     out
 }
 
@@ -330,6 +337,44 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sum_terms_matches_per_target_commitments() {
+        let committer = Committer::eip6800();
+        // More terms than one window, a target without terms, repeated generators.
+        let targets = 700;
+        let terms: Vec<Term> = (0..TERM_WINDOW + 3_000)
+            .map(|i| {
+                let target = (i * 7919) % targets;
+                let target = if target == 5 { 6 } else { target };
+                Term::new(target, (i * 31) % 256, Fr::from(i as u64 * 1_000_003 + 1))
+            })
+            .collect();
+        let mut per_target: Vec<Vec<(usize, Fr)>> = vec![Vec::new(); targets];
+        for t in &terms {
+            per_target[t.target as usize].push((usize::from(t.base), t.scalar));
+        }
+        let sums = sum_terms(terms, targets, committer);
+        for (target, expected) in per_target.iter().enumerate() {
+            assert_eq!(
+                sums[target],
+                committer.commit_sparse(expected),
+                "target {target}"
+            );
+        }
+        assert!(sums[5].is_identity());
+        // Few terms: the sequential path.
+        let few = vec![
+            Term::new(1, 3, Fr::from(9u64)),
+            Term::new(1, 4, Fr::from(2u64)),
+        ];
+        let sums = sum_terms(few, 2, committer);
+        assert!(sums[0].is_identity());
+        assert_eq!(
+            sums[1],
+            committer.commit_sparse(&[(3, Fr::from(9u64)), (4, Fr::from(2u64))])
+        );
+    }
 
     #[test]
     fn value_scalars_marker() {

@@ -198,7 +198,7 @@ fn node_from_record(rec: StoredNode) -> Node {
             removed: Vec::new(),
             flags: PERSISTED,
         }),
-        StoredNode::Leaf(l) => Node::Leaf(Leaf::from_stored(l)),
+        StoredNode::Leaf(l) => Node::Leaf(Box::new(Leaf::from_stored(l))),
     }
 }
 
@@ -659,7 +659,7 @@ impl<S: NodeStore> Tree<S> {
                     if leaf.values.is_empty() {
                         return Ok(());
                     }
-                    let id = self.arena.alloc(Node::Leaf(leaf));
+                    let id = self.arena.alloc(Node::Leaf(Box::new(leaf)));
                     self.arena.internal_mut(cur).children.insert(
                         at,
                         ChildEntry {
@@ -727,7 +727,7 @@ impl<S: NodeStore> Tree<S> {
                 });
             };
             self.relocate(child, child_path);
-            let new_leaf = self.arena.alloc(Node::Leaf(leaf));
+            let new_leaf = self.arena.alloc(Node::Leaf(Box::new(leaf)));
             let entry = |index: u8, id: NodeId| ChildEntry {
                 index,
                 child: ChildRef::Loaded(id),
