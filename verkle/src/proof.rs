@@ -27,6 +27,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_from_le_bytes_mod_order, Element, Fr};
 use ipa::{Committer, MultiProof, ProverQuery, Transcript, IPA_ROUNDS};
@@ -324,70 +326,80 @@ impl<S: NodeStore> Tree<S> {
 
         // Commitments, polynomials and openings in path order.
         let arena = self.arena();
-        let mut other_stems: Vec<[u8; STEM_LEN]> = Vec::new();
-        let mut opened: Vec<OpenedNode> = Vec::with_capacity(nodes.len());
-        for (path, node) in &nodes {
-            let mut poly = vec![Fr::zero(); WIDTH];
-            let mut points: Vec<u8> = Vec::new();
-            let commitment = match node {
-                ProofNode::Internal { id, opened } => {
-                    let n = arena.internal(*id);
-                    for e in &n.children {
-                        poly[usize::from(e.index)] = e.committed;
+        // Each node's polynomial is independent: built in parallel (a 10k-key proof has
+        // tens of thousands of 256-entry polynomials).
+        let entries: Vec<(&Vec<u8>, &ProofNode)> = nodes.iter().collect();
+        let built: Vec<(OpenedNode, Option<Stem>)> = entries
+            .par_iter()
+            .map(|&(path, node)| {
+                let mut other_stem: Option<Stem> = None;
+                let mut poly = vec![Fr::zero(); WIDTH];
+                let mut points: Vec<u8> = Vec::new();
+                let commitment = match node {
+                    ProofNode::Internal { id, opened } => {
+                        let n = arena.internal(*id);
+                        for e in &n.children {
+                            poly[usize::from(e.index)] = e.committed;
+                        }
+                        points.extend(opened_indices(opened));
+                        n.commitment
                     }
-                    points.extend(opened_indices(opened));
-                    n.commitment
-                }
-                ProofNode::Leaf { id, present } => {
-                    let l = arena.leaf(*id);
-                    poly[0] = Fr::one();
-                    poly[1] = fr_from_le_bytes_mod_order(&l.stem);
-                    poly[2] = l.c1_mtf;
-                    poly[3] = l.c2_mtf;
-                    if present.is_none() {
-                        other_stems.push(l.stem);
+                    ProofNode::Leaf { id, present } => {
+                        let l = arena.leaf(*id);
+                        poly[0] = Fr::one();
+                        poly[1] = fr_from_le_bytes_mod_order(&l.stem);
+                        poly[2] = l.c1_mtf;
+                        poly[3] = l.c2_mtf;
+                        if present.is_none() {
+                            other_stem = Some(l.stem);
+                        }
+                        points.extend([0, 1]);
+                        for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
+                            let mut p = path.clone();
+                            p.push(byte);
+                            if present.is_some() && nodes.contains_key(&p) {
+                                points.push(byte);
+                            }
+                        }
+                        l.commitment
                     }
-                    points.extend([0, 1]);
-                    for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
-                        let mut p = path.clone();
-                        p.push(byte);
-                        if present.is_some() && nodes.contains_key(&p) {
-                            points.push(byte);
+                    ProofNode::SuffixTree {
+                        id,
+                        high,
+                        stem_index,
+                    } => {
+                        let l = arena.leaf(*id);
+                        let in_half = |s: u8| (s >= 128) == *high;
+                        for (s, v) in l.values.iter().filter(|(s, _)| in_half(*s)) {
+                            let (lo, hi) = value_scalars(Some(v));
+                            let z = 2 * usize::from(s % 128);
+                            poly[z] = lo;
+                            poly[z + 1] = hi;
+                        }
+                        for &s in stems[*stem_index].1.keys().filter(|&&s| in_half(s)) {
+                            let z = 2 * (s % 128);
+                            points.extend([z, z + 1]);
+                        }
+                        if *high {
+                            l.c2
+                        } else {
+                            l.c1
                         }
                     }
-                    l.commitment
-                }
-                ProofNode::SuffixTree {
-                    id,
-                    high,
-                    stem_index,
-                } => {
-                    let l = arena.leaf(*id);
-                    let in_half = |s: u8| (s >= 128) == *high;
-                    for (s, v) in l.values.iter().filter(|(s, _)| in_half(*s)) {
-                        let (lo, hi) = value_scalars(Some(v));
-                        let z = 2 * usize::from(s % 128);
-                        poly[z] = lo;
-                        poly[z + 1] = hi;
-                    }
-                    for &s in stems[*stem_index].1.keys().filter(|&&s| in_half(s)) {
-                        let z = 2 * (s % 128);
-                        points.extend([z, z + 1]);
-                    }
-                    if *high {
-                        l.c2
-                    } else {
-                        l.c1
-                    }
-                }
-            };
-            opened.push(OpenedNode {
-                path: path.clone(),
-                commitment,
-                poly,
-                points,
-            });
-        }
+                };
+                (
+                    OpenedNode {
+                        path: path.clone(),
+                        commitment,
+                        poly,
+                        points,
+                    },
+                    other_stem,
+                )
+            })
+            .collect();
+        let mut other_stems: Vec<Stem> = built.iter().filter_map(|(_, s)| *s).collect();
+        let opened: Vec<OpenedNode> = built.into_iter().map(|(n, _)| n).collect();
         other_stems.sort_unstable();
         other_stems.dedup();
 

@@ -151,6 +151,12 @@ pub trait NodeStore {
     /// The record at `path`, if any.
     fn get(&self, path: &NodePath) -> Result<Option<Vec<u8>>, Self::Error>;
 
+    /// The records at `paths`, in order. The default reads them one by one; a backend that
+    /// can read many keys in one call ([`RocksStore`]) overrides it.
+    fn get_many(&self, paths: &[NodePath]) -> Vec<Result<Option<Vec<u8>>, Self::Error>> {
+        paths.iter().map(|p| self.get(p)).collect()
+    }
+
     /// The meta record at `key`, if any.
     fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
 

@@ -1,18 +1,38 @@
 //! The byte form of a stored node (store contents are untrusted: decoding is total).
 //!
+//! Format 2 (the tag byte's high bit marks it):
+//!
 //! ```text
-//! internal: 0x01 ‖ C(32, compressed) ‖ mtf(C)(32, LE) ‖ n(u16 LE, ≤ 256)
+//! internal: 0x81 ‖ C(64) ‖ mtf(C)(32, LE) ‖ n(u16 LE, ≤ 256)
 //!           ‖ n × [index(1) ‖ kind(1: 1 internal, 2 leaf) ‖ mtf(child)(32, LE)]   (index ascending)
-//! leaf:     0x02 ‖ stem(31) ‖ C ‖ mtf(C) ‖ C1 ‖ mtf(C1) ‖ C2 ‖ mtf(C2)
+//! leaf:     0x82 ‖ stem(31) ‖ C ‖ mtf(C) ‖ C1 ‖ mtf(C1) ‖ C2 ‖ mtf(C2)
 //!           ‖ n(u16 LE, 1..=256) ‖ n × [suffix(1) ‖ value(32)]                      (suffix ascending)
 //! ```
+//!
+//! A commitment is its affine Bandersnatch coordinates `x(32, LE) ‖ y(32, LE)`, both below
+//! p, of the representative whose y is the larger of `y` and `-y`: decoding checks that the point is on the curve (a few multiplications) instead of
+//! recovering y from x (a square root, tens of microseconds; a leaf has three). Format 1
+//! (tags 0x01 and 0x02, compressed points) is rejected with [`RecordError::OldFormat`].
+//!
+//! The decoder does not repeat the subgroup check: records hold only points the tree
+//! computed, a parent's record pins each child's map-to-field scalar, and a loaded node's
+//! scalar is checked against it.
 
-use banderwagon::{fr_from_le_bytes_canonical, fr_to_le_bytes, DecodeError, Element, Fr};
+use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
+use ark_ff::{BigInt, PrimeField};
+use banderwagon::arith::{batch_inversion, One};
+use banderwagon::{fr_from_le_bytes_canonical, fr_to_le_bytes, Element, Fq, Fr};
 
 use crate::keys::{Stem, Value, STEM_LEN};
 
+/// Child kind bytes inside an internal record.
 const TAG_INTERNAL: u8 = 1;
 const TAG_LEAF: u8 = 2;
+/// Record tags of format 2.
+const RECORD_INTERNAL: u8 = 0x80 | TAG_INTERNAL;
+const RECORD_LEAF: u8 = 0x80 | TAG_LEAF;
+/// Bytes of a stored commitment.
+const POINT_LEN: usize = 64;
 
 /// Whether a node is internal or a leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,13 +134,20 @@ pub enum RecordError {
         /// How many.
         extra: usize,
     },
-    /// A commitment is not a valid point encoding.
-    #[error("{field}: {source}")]
+    /// A record of the first format (compressed points), written by an older build.
+    #[error(
+        "node record of format 1 (tag {tag:#04x}): the datadir was written by an older \
+         fverkle; rebuild it"
+    )]
+    OldFormat {
+        /// The byte found.
+        tag: u8,
+    },
+    /// A commitment's coordinates are not canonical or not a point of the curve.
+    #[error("{field}: not a Bandersnatch point")]
     BadPoint {
         /// Which commitment.
         field: &'static str,
-        /// The decoder's reason.
-        source: DecodeError,
     },
     /// A scalar is not below the group order.
     #[error("{field}: scalar not canonical")]
@@ -154,6 +181,54 @@ pub enum RecordError {
     },
 }
 
+/// An element of Fq from 32 little-endian bytes, if below p.
+fn fq_from_le(bytes: &[u8]) -> Option<Fq> {
+    let mut limbs = [0u64; 4];
+    for (limb, chunk) in limbs.iter_mut().zip(bytes.chunks_exact(8)) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        *limb = u64::from_le_bytes(w);
+    }
+    Fq::from_bigint(BigInt::new(limbs))
+}
+
+fn fq_to_le(v: &Fq, out: &mut [u8]) {
+    for (limb, chunk) in v.into_bigint().0.iter().zip(out.chunks_exact_mut(8)) {
+        chunk.copy_from_slice(&limb.to_le_bytes());
+    }
+}
+
+/// `x ‖ y` (little-endian) of each point's canonical affine representative, with one
+/// inversion for all.
+fn affine_points(points: &[Element]) -> Vec<[u8; POINT_LEN]> {
+    let mut zs: Vec<Fq> = points.iter().map(|p| p.as_projective().z).collect();
+    batch_inversion(&mut zs);
+    points
+        .iter()
+        .zip(zs)
+        .map(|(p, zi)| {
+            let p: &EdwardsProjective = p.as_projective();
+            let mut out = [0u8; POINT_LEN];
+            // The identity is (0, 1); z is never zero for a point of the curve.
+            let (x, y) = if zi == Fq::from(0u64) {
+                (Fq::from(0u64), Fq::one())
+            } else {
+                (p.x * zi, p.y * zi)
+            };
+            // (x, y) and (-x, -y) are the same element: store the one whose y is the
+            // larger of y and -y, so equal trees give byte-equal records.
+            let (x, y) = if y.into_bigint() > (-y).into_bigint() {
+                (x, y)
+            } else {
+                (-x, -y)
+            };
+            fq_to_le(&x, &mut out[..32]);
+            fq_to_le(&y, &mut out[32..]);
+            out
+        })
+        .collect()
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     offset: usize,
@@ -180,8 +255,15 @@ impl<'a> Reader<'a> {
     }
 
     fn point(&mut self, field: &'static str) -> Result<Element, RecordError> {
-        Element::from_bytes(self.take(32, field)?)
-            .map_err(|source| RecordError::BadPoint { field, source })
+        let b = self.take(POINT_LEN, field)?;
+        let bad = || RecordError::BadPoint { field };
+        let x = fq_from_le(&b[..32]).ok_or_else(bad)?;
+        let y = fq_from_le(&b[32..]).ok_or_else(bad)?;
+        let p = EdwardsAffine::new_unchecked(x, y);
+        if !p.is_on_curve() {
+            return Err(bad());
+        }
+        Ok(Element::from_projective_unchecked(p.into()))
     }
 
     fn scalar(&mut self, field: &'static str) -> Result<Fr, RecordError> {
@@ -222,11 +304,43 @@ impl StoredNode {
 
     /// Encodes the record.
     pub fn to_bytes(&self) -> Vec<u8> {
+        let points = affine_points(&self.points());
+        self.encode(&points)
+    }
+
+    /// Encodes many records, normalising all their commitments with one field inversion.
+    pub fn batch_to_bytes(records: &[StoredNode]) -> Vec<Vec<u8>> {
+        let all: Vec<Element> = records.iter().flat_map(|r| r.points()).collect();
+        let affine = affine_points(&all);
+        let mut at = 0;
+        records
+            .iter()
+            .map(|r| {
+                let n = r.points().len();
+                let out = r.encode(&affine[at..at + n]);
+                at += n;
+                out
+            })
+            .collect()
+    }
+
+    /// The commitments of the record, in encoding order.
+    fn points(&self) -> Vec<Element> {
+        match self {
+            StoredNode::Internal(n) => vec![n.commitment],
+            StoredNode::Leaf(l) => vec![l.commitment, l.c1, l.c2],
+        }
+    }
+
+    /// Encodes the record given its commitments' affine encodings (as [`StoredNode::points`]).
+    fn encode(&self, points: &[[u8; POINT_LEN]]) -> Vec<u8> {
         match self {
             StoredNode::Internal(n) => {
-                let mut out = Vec::with_capacity(67 + 34 * n.children.len());
-                out.push(TAG_INTERNAL);
-                out.extend_from_slice(&n.commitment.to_bytes());
+                let mut out = Vec::with_capacity(99 + 34 * n.children.len());
+                out.push(RECORD_INTERNAL);
+                if let Some(p) = points.first() {
+                    out.extend_from_slice(p);
+                }
                 out.extend_from_slice(&fr_to_le_bytes(&n.mtf));
                 out.extend_from_slice(&(n.children.len() as u16).to_le_bytes());
                 for c in &n.children {
@@ -237,15 +351,11 @@ impl StoredNode {
                 out
             }
             StoredNode::Leaf(l) => {
-                let mut out = Vec::with_capacity(1 + 31 + 6 * 32 + 2 + 33 * l.values.len());
-                out.push(TAG_LEAF);
+                let mut out = Vec::with_capacity(1 + 31 + 3 * 96 + 2 + 33 * l.values.len());
+                out.push(RECORD_LEAF);
                 out.extend_from_slice(&l.stem);
-                for (p, s) in [
-                    (&l.commitment, &l.mtf),
-                    (&l.c1, &l.c1_mtf),
-                    (&l.c2, &l.c2_mtf),
-                ] {
-                    out.extend_from_slice(&p.to_bytes());
+                for (p, s) in points.iter().zip([&l.mtf, &l.c1_mtf, &l.c2_mtf]) {
+                    out.extend_from_slice(p);
                     out.extend_from_slice(&fr_to_le_bytes(s));
                 }
                 out.extend_from_slice(&(l.values.len() as u16).to_le_bytes());
@@ -262,7 +372,8 @@ impl StoredNode {
     pub fn from_bytes(bytes: &[u8]) -> Result<StoredNode, RecordError> {
         let mut r = Reader { bytes, offset: 0 };
         let node = match r.byte("tag")? {
-            TAG_INTERNAL => {
+            tag @ (TAG_INTERNAL | TAG_LEAF) => return Err(RecordError::OldFormat { tag }),
+            RECORD_INTERNAL => {
                 let commitment = r.point("commitment")?;
                 let mtf = r.scalar("commitment mtf")?;
                 let n = r.count(0)?;
@@ -289,7 +400,7 @@ impl StoredNode {
                     children,
                 })
             }
-            TAG_LEAF => {
+            RECORD_LEAF => {
                 let mut stem = [0u8; STEM_LEN];
                 stem.copy_from_slice(r.take(STEM_LEN, "stem")?);
                 let commitment = r.point("commitment")?;
@@ -375,6 +486,37 @@ mod tests {
     }
 
     #[test]
+    fn batch_encoding_matches_single_and_round_trips() {
+        let g = Element::generator();
+        let mut records = vec![sample_leaf()];
+        let mut p = g;
+        for i in 0..20u64 {
+            p = p.double() + g;
+            records.push(StoredNode::Internal(StoredInternal {
+                commitment: if i == 3 { Element::identity() } else { p },
+                mtf: p.map_to_scalar_field(),
+                children: vec![],
+            }));
+        }
+        let batch = StoredNode::batch_to_bytes(&records);
+        for (r, b) in records.iter().zip(&batch) {
+            assert_eq!(&r.to_bytes(), b);
+            assert_eq!(&StoredNode::from_bytes(b).unwrap(), r);
+        }
+        // The other representative of an element encodes to the same bytes.
+        let torsion = Element::from_projective_unchecked(
+            ark_ed_on_bls12_381_bandersnatch::EdwardsProjective::new_unchecked(
+                Fq::from(0u64),
+                -Fq::one(),
+                Fq::from(0u64),
+                Fq::one(),
+            ),
+        );
+        let q = g.double() + g;
+        assert_eq!(affine_points(&[q]), affine_points(&[q + torsion]));
+    }
+
+    #[test]
     fn rejects_every_malformation() {
         let good = sample_leaf().to_bytes();
         assert!(matches!(
@@ -404,27 +546,42 @@ mod tests {
             Err(RecordError::NotAscending { position: 1 })
         );
         // A commitment that is not a point (x = p).
+        // Coordinates not below p, or not a point of the curve.
         let mut bad_point = good.clone();
-        bad_point[32..64].copy_from_slice(
-            &hex::decode("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001")
-                .unwrap(),
-        );
-        assert!(matches!(
+        bad_point[32..64].copy_from_slice(&[0xff; 32]);
+        assert_eq!(
             StoredNode::from_bytes(&bad_point),
             Err(RecordError::BadPoint {
-                field: "commitment",
-                ..
+                field: "commitment"
             })
-        ));
+        );
+        let mut off_curve = good.clone();
+        off_curve[32..96].copy_from_slice(&[1; 64]);
+        assert_eq!(
+            StoredNode::from_bytes(&off_curve),
+            Err(RecordError::BadPoint {
+                field: "commitment"
+            })
+        );
         // A scalar >= r.
         let mut bad_scalar = good.clone();
-        bad_scalar[64..96].copy_from_slice(&[0xff; 32]);
+        bad_scalar[96..128].copy_from_slice(&[0xff; 32]);
         assert_eq!(
             StoredNode::from_bytes(&bad_scalar),
             Err(RecordError::BadScalar {
                 field: "commitment mtf"
             })
         );
+        // A record of the first format.
+        let mut old = good.clone();
+        old[0] = 2;
+        assert_eq!(
+            StoredNode::from_bytes(&old),
+            Err(RecordError::OldFormat { tag: 2 })
+        );
+        assert!(RecordError::OldFormat { tag: 1 }
+            .to_string()
+            .contains("older fverkle"));
         // A leaf with no values.
         let mut empty = good[..good.len() - 2 * 33 - 2].to_vec();
         empty.extend_from_slice(&0u16.to_le_bytes());

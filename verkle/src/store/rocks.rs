@@ -188,6 +188,32 @@ impl RocksStore {
         self.read(CF_NODES, key)
     }
 
+    /// The node records under many raw keys, in order, with one RocksDB `MultiGet`.
+    pub fn get_nodes<'k>(
+        &self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+    ) -> Vec<Result<Option<Vec<u8>>, RocksError>> {
+        let keys: Vec<&[u8]> = keys.into_iter().collect();
+        let Ok(cf) = self.cf(CF_NODES) else {
+            // Checked when the store was opened; each read reports the error itself.
+            return keys.iter().map(|k| self.read(CF_NODES, k)).collect();
+        };
+        self.db
+            .batched_multi_get_cf(cf, keys.iter().copied(), false)
+            .into_iter()
+            .zip(&keys)
+            .map(|(r, key)| {
+                r.map(|v| v.map(|v| v.to_vec()))
+                    .map_err(|source| RocksError::Read {
+                        dir: self.dir.to_path_buf(),
+                        column: CF_NODES,
+                        key: hex::encode(key),
+                        source,
+                    })
+            })
+            .collect()
+    }
+
     /// The meta record under `key`.
     pub fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, RocksError> {
         self.read(CF_META, key)
@@ -239,6 +265,10 @@ impl NodeStore for RocksStore {
 
     fn get(&self, path: &NodePath) -> Result<Option<Vec<u8>>, RocksError> {
         self.get_node(path.as_bytes())
+    }
+
+    fn get_many(&self, paths: &[NodePath]) -> Vec<Result<Option<Vec<u8>>, RocksError>> {
+        self.get_nodes(paths.iter().map(NodePath::as_bytes))
     }
 
     fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, RocksError> {

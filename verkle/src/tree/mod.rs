@@ -16,11 +16,12 @@ pub mod subtree;
 pub(crate) use commit::value_scalars;
 pub use commit::CommitCounts;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashSet};
 
 use banderwagon::arith::Zero;
 use banderwagon::{Element, Fr};
 use ipa::Committer;
+use rayon::prelude::*;
 
 use crate::error::{InconsistencyReason, TreeError};
 use crate::keys::{split_key, Stem, TreeKey, Value, STEM_LEN};
@@ -48,9 +49,9 @@ pub struct TreeStats {
 /// How a store-backed tree uses memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TreeConfig {
-    /// The most nodes kept in memory after a persist. Clean nodes beyond it are evicted:
-    /// the top levels are kept (breadth-first from the root), deeper nodes become store
-    /// handles that still carry their map-to-field scalar. Between persists the tree also
+    /// The most nodes kept in memory after a persist. Clean nodes beyond it are evicted,
+    /// least recently used first (see [`Tree::evict`]); they become store handles that
+    /// still carry their map-to-field scalar. Between persists the tree also
     /// holds every node the changes since the last persist touched. `usize::MAX`: never
     /// evict.
     pub cache_nodes: usize,
@@ -154,6 +155,32 @@ fn stem_path(stem: &Stem, len: usize) -> NodePath {
     NodePath::new(&stem[..len.min(STEM_LEN)]).expect("a stem prefix is at most 31 bytes")
 }
 
+/// The node of a record read for the child at `path`, checked against what its parent
+/// says (`kind`, map-to-field scalar `mtf`).
+fn checked_node(
+    path: NodePath,
+    kind: NodeKind,
+    mtf: Fr,
+    rec: StoredNode,
+) -> Result<Node, TreeError> {
+    let inconsistent = |reason| TreeError::Inconsistent { path, reason };
+    if rec.kind() != kind {
+        return Err(inconsistent(InconsistencyReason::KindMismatch {
+            expected: kind,
+            found: rec.kind(),
+        }));
+    }
+    if rec.mtf() != mtf {
+        return Err(inconsistent(InconsistencyReason::CommitmentMismatch));
+    }
+    if let StoredNode::Leaf(l) = &rec {
+        if !l.stem.starts_with(path.as_bytes()) {
+            return Err(inconsistent(InconsistencyReason::StemOffPath));
+        }
+    }
+    Ok(node_from_record(rec))
+}
+
 fn node_from_record(rec: StoredNode) -> Node {
     match rec {
         StoredNode::Internal(n) => Node::Internal(Internal {
@@ -171,7 +198,7 @@ fn node_from_record(rec: StoredNode) -> Node {
             removed: Vec::new(),
             flags: PERSISTED,
         }),
-        StoredNode::Leaf(l) => Node::Leaf(Leaf::from_stored(l)),
+        StoredNode::Leaf(l) => Node::Leaf(Box::new(Leaf::from_stored(l))),
     }
 }
 
@@ -297,23 +324,74 @@ impl<S: NodeStore> Tree<S> {
     /// Reads the child at `path` into the arena, checking it against what its parent says.
     fn load(&mut self, path: NodePath, kind: NodeKind, mtf: Fr) -> Result<NodeId, TreeError> {
         let rec = self.read_record(&path)?;
-        let inconsistent = |reason| TreeError::Inconsistent { path, reason };
-        if rec.kind() != kind {
-            return Err(inconsistent(InconsistencyReason::KindMismatch {
-                expected: kind,
-                found: rec.kind(),
-            }));
-        }
-        if rec.mtf() != mtf {
-            return Err(inconsistent(InconsistencyReason::CommitmentMismatch));
-        }
-        if let StoredNode::Leaf(l) = &rec {
-            if !l.stem.starts_with(path.as_bytes()) {
-                return Err(inconsistent(InconsistencyReason::StemOffPath));
+        let node = checked_node(path, kind, mtf, rec)?;
+        self.loads += 1;
+        Ok(self.arena.alloc(node))
+    }
+
+    /// Before a batch of writes: reads, level by level, every stored node the descents of
+    /// `stems` (sorted) will reach, with one batched store read per level and the records
+    /// decoded in parallel. Nodes already in memory are not read again.
+    fn prefetch(&mut self, stems: &[Stem]) -> Result<(), TreeError> {
+        loop {
+            // (parent, slot position, child path, kind, committed scalar) of each stored
+            // child a descent stops at.
+            let mut frontier: Vec<(NodeId, usize, NodePath, NodeKind, Fr)> = Vec::new();
+            for stem in stems {
+                let mut cur = self.root;
+                let mut depth = 0usize;
+                while depth < STEM_LEN {
+                    let n = self.arena.internal(cur);
+                    let Ok(pos) = n.find(stem[depth]) else {
+                        break;
+                    };
+                    let e = &n.children[pos];
+                    match e.child {
+                        ChildRef::Loaded(id) => match self.arena.get(id) {
+                            Node::Internal(_) => {
+                                cur = id;
+                                depth += 1;
+                            }
+                            Node::Leaf(_) => break,
+                        },
+                        ChildRef::Stored(kind) => {
+                            if frontier.last().map(|f| (f.0, f.1)) != Some((cur, pos)) {
+                                frontier.push((
+                                    cur,
+                                    pos,
+                                    stem_path(stem, depth + 1),
+                                    kind,
+                                    e.committed,
+                                ));
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+            if frontier.is_empty() {
+                return Ok(());
+            }
+            let paths: Vec<NodePath> = frontier.iter().map(|f| f.2).collect();
+            let read = self.store.get_many(&paths);
+            let nodes: Vec<Result<Node, TreeError>> = frontier
+                .par_iter()
+                .zip(read)
+                .map(|(&(_, _, path, kind, mtf), bytes)| {
+                    let bytes = bytes
+                        .map_err(store_error)?
+                        .ok_or(TreeError::MissingNode { path })?;
+                    let rec = StoredNode::from_bytes(&bytes)
+                        .map_err(|source| TreeError::CorruptNode { path, source })?;
+                    checked_node(path, kind, mtf, rec)
+                })
+                .collect();
+            for ((parent, pos, ..), node) in frontier.into_iter().zip(nodes) {
+                let id = self.arena.alloc(node?);
+                self.loads += 1;
+                self.arena.internal_mut(parent).children[pos].child = ChildRef::Loaded(id);
             }
         }
-        self.loads += 1;
-        Ok(self.arena.alloc(node_from_record(rec)))
     }
 
     /// The node arena, read-only (for the prover in `crate::proof`).
@@ -465,6 +543,20 @@ impl<S: NodeStore> Tree<S> {
         let mut w: Vec<(TreeKey, Option<Value>)> = writes.into_iter().collect();
         // Stable: writes to one key keep their order, so `normalize` keeps the last.
         w.sort_by(|a, b| a.0[..STEM_LEN].cmp(&b.0[..STEM_LEN]));
+        // Read the stored nodes the writes reach in batches first (deletes-only stems are
+        // left out: deleting an absent key must not load anything).
+        let mut stems: Vec<Stem> = Vec::new();
+        for (k, v) in &w {
+            if v.is_some() {
+                let (stem, _) = split_key(k);
+                if stems.last() != Some(&stem) {
+                    stems.push(stem);
+                }
+            }
+        }
+        if stems.len() > 1 {
+            self.prefetch(&stems)?;
+        }
         let mut changes: Vec<(u8, Option<Value>)> = Vec::new();
         let mut i = 0;
         while i < w.len() {
@@ -484,6 +576,7 @@ impl<S: NodeStore> Tree<S> {
     fn mark_path(&mut self, ancestors: &[NodeId], cur: NodeId) {
         for id in ancestors.iter().chain(std::iter::once(&cur)) {
             *self.arena.get_mut(*id).flags_mut() |= DIRTY | UNSAVED;
+            self.arena.touch(*id);
         }
     }
 
@@ -566,7 +659,7 @@ impl<S: NodeStore> Tree<S> {
                     if leaf.values.is_empty() {
                         return Ok(());
                     }
-                    let id = self.arena.alloc(Node::Leaf(leaf));
+                    let id = self.arena.alloc(Node::Leaf(Box::new(leaf)));
                     self.arena.internal_mut(cur).children.insert(
                         at,
                         ChildEntry {
@@ -634,7 +727,7 @@ impl<S: NodeStore> Tree<S> {
                 });
             };
             self.relocate(child, child_path);
-            let new_leaf = self.arena.alloc(Node::Leaf(leaf));
+            let new_leaf = self.arena.alloc(Node::Leaf(Box::new(leaf)));
             let entry = |index: u8, id: NodeId| ChildEntry {
                 index,
                 child: ChildRef::Loaded(id),
@@ -769,11 +862,15 @@ impl<S: NodeStore> Tree<S> {
         Ok(batch)
     }
 
-    /// Shrinks the node cache to [`TreeConfig::cache_nodes`]: keeps nodes breadth-first
-    /// from the root up to the budget and turns every other child into a store handle
-    /// (freeing its subtree). Does nothing while changes are not persisted, or when the
-    /// tree is within budget. Roots and contents are unchanged; evicted nodes are read
-    /// back from the store when an operation reaches them.
+    /// Shrinks the node cache to [`TreeConfig::cache_nodes`], least recently used first:
+    /// keeps the root and then, best first, the most recently used nodes (a node counts as
+    /// used when it was read from the store, created, or on the path of a change; recency
+    /// is counted in persists), the shallower first among equals; every other child becomes
+    /// a store handle (its subtree is freed). A parent is always used at least as recently
+    /// as its children, so the kept nodes are exactly the most recently used ones. Does
+    /// nothing while changes are not persisted, or when the tree is within budget. Roots
+    /// and contents are unchanged; evicted nodes are read back from the store when an
+    /// operation reaches them.
     pub fn evict(&mut self) {
         let budget = self.config.cache_nodes.max(1);
         if self.arena.live() <= budget
@@ -782,35 +879,32 @@ impl<S: NodeStore> Tree<S> {
         {
             return;
         }
-        let mut kept = 1usize;
-        let mut queue = VecDeque::from([self.root]);
-        let mut doomed: Vec<NodeId> = Vec::new();
-        while let Some(id) = queue.pop_front() {
-            let Node::Internal(n) = self.arena.get(id) else {
-                continue;
-            };
-            let mut drop_from: Vec<usize> = Vec::new();
-            for (pos, e) in n.children.iter().enumerate() {
-                if let ChildRef::Loaded(c) = e.child {
-                    if kept < budget {
-                        kept += 1;
-                        queue.push_back(c);
-                    } else {
-                        drop_from.push(pos);
+        // (stamp, shallower first, parent, slot position, child).
+        type Candidate = (u32, std::cmp::Reverse<usize>, NodeId, usize, NodeId);
+        let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
+        let push_children = |arena: &Arena, heap: &mut BinaryHeap<Candidate>, id, depth| {
+            if let Node::Internal(n) = arena.get(id) {
+                for (pos, e) in n.children.iter().enumerate() {
+                    if let ChildRef::Loaded(c) = e.child {
+                        heap.push((arena.stamp(c), std::cmp::Reverse(depth + 1), id, pos, c));
                     }
                 }
             }
-            for pos in drop_from {
-                let entry = &self.arena.internal(id).children[pos];
-                let ChildRef::Loaded(c) = entry.child else {
-                    continue;
-                };
-                let child = self.arena.get(c);
-                debug_assert!(child.mtf() == entry.committed);
-                let kind = child.kind();
-                self.arena.internal_mut(id).children[pos].child = ChildRef::Stored(kind);
-                doomed.push(c);
+        };
+        push_children(&self.arena, &mut heap, self.root, 0);
+        let mut kept = 1usize;
+        let mut doomed: Vec<NodeId> = Vec::new();
+        while let Some((_, std::cmp::Reverse(depth), parent, pos, c)) = heap.pop() {
+            if kept < budget {
+                kept += 1;
+                push_children(&self.arena, &mut heap, c, depth);
+                continue;
             }
+            let child = self.arena.get(c);
+            debug_assert!(child.mtf() == self.arena.internal(parent).children[pos].committed);
+            let kind = child.kind();
+            self.arena.internal_mut(parent).children[pos].child = ChildRef::Stored(kind);
+            doomed.push(c);
         }
         while let Some(id) = doomed.pop() {
             if let Some(Node::Internal(n)) = self.arena.free(id) {
@@ -841,6 +935,7 @@ impl<S: NodeStore> Tree<S> {
     }
 
     fn mark_persisted(&mut self, written: Vec<NodeId>, height: Option<u64>) {
+        self.arena.advance_epoch();
         for id in written {
             let f = self.arena.get_mut(id).flags_mut();
             *f = (*f & !UNSAVED) | PERSISTED;
@@ -865,6 +960,8 @@ impl<S: NodeStore> Tree<S> {
         let root = self.commit();
         let mut batch = NodeBatch::default();
         let mut written: Vec<NodeId> = Vec::new();
+        let mut paths: Vec<NodePath> = Vec::new();
+        let mut records: Vec<StoredNode> = Vec::new();
         let mut stack = vec![(self.root, NodePath::root())];
         while let Some((id, path)) = stack.pop() {
             let node = self.arena.get(id);
@@ -910,9 +1007,14 @@ impl<S: NodeStore> Tree<S> {
                     values: l.values.clone(),
                 }),
             };
-            batch.puts.push((path, rec.to_bytes()));
+            paths.push(path);
+            records.push(rec);
             written.push(id);
+            if records.len() == ENCODE_CHUNK {
+                encode_into(&mut batch.puts, &mut paths, &mut records);
+            }
         }
+        encode_into(&mut batch.puts, &mut paths, &mut records);
         let put_paths: HashSet<NodePath> = batch.puts.iter().map(|(p, _)| *p).collect();
         let mut deletes = std::mem::take(&mut self.pending_deletes);
         deletes.sort();
@@ -932,6 +1034,29 @@ impl<S: NodeStore> Tree<S> {
         }
         Ok((batch, written))
     }
+}
+
+/// Records encoded at a time by [`Tree::persist`] (bounds the decoded copies held at once).
+const ENCODE_CHUNK: usize = 8_192;
+
+/// Encodes `records` (in parallel, with batched point normalisation) into `puts`, then
+/// empties `paths` and `records`.
+fn encode_into(
+    puts: &mut Vec<(NodePath, Vec<u8>)>,
+    paths: &mut Vec<NodePath>,
+    records: &mut Vec<StoredNode>,
+) {
+    let encoded: Vec<Vec<u8>> = if records.len() < 64 {
+        StoredNode::batch_to_bytes(records)
+    } else {
+        let parts: Vec<Vec<Vec<u8>>> = records
+            .par_chunks(256)
+            .map(StoredNode::batch_to_bytes)
+            .collect();
+        parts.concat()
+    };
+    puts.extend(paths.drain(..).zip(encoded));
+    records.clear();
 }
 
 fn store_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> TreeError {

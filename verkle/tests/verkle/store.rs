@@ -223,3 +223,64 @@ fn bounded_cache_stays_within_budget_and_keeps_roots() {
     let mut again = Tree::open(bounded.into_store()).unwrap();
     assert_eq!(again.root_bytes(), root);
 }
+
+#[test]
+fn eviction_keeps_the_most_recently_used_nodes() {
+    let budget = 300;
+    let mut t = Tree::open_with(
+        MemoryStore::new(),
+        TreeConfig {
+            cache_nodes: budget,
+        },
+    )
+    .unwrap();
+    t.apply((0..2_000u32).map(|i| (hashed_key(i), Some([1; 32]))))
+        .unwrap();
+    t.persist().unwrap();
+    assert!(t.stats().nodes_in_memory <= budget);
+    // Twenty leaves below the breadth-first top are read back and changed...
+    let hot: Vec<(TreeKey, Option<Value>)> = (0..20u32)
+        .map(|i| (hashed_key(i * 97), Some([2; 32])))
+        .collect();
+    t.apply(hot.clone()).unwrap();
+    let loaded = t.stats().nodes_loaded;
+    assert!(loaded > 1, "the hot leaves were evicted: {:?}", t.stats());
+    t.persist().unwrap();
+    assert!(t.stats().nodes_in_memory <= budget);
+    // ... and, used last, they stay cached: changing them again reads nothing.
+    t.apply(hot.into_iter().map(|(k, _)| (k, Some([3; 32]))))
+        .unwrap();
+    assert_eq!(t.stats().nodes_loaded, loaded, "{:?}", t.stats());
+    t.persist().unwrap();
+    let mut full = Tree::new();
+    full.apply((0..2_000u32).map(|i| (hashed_key(i), Some([1; 32]))))
+        .unwrap();
+    full.apply((0..20u32).map(|i| (hashed_key(i * 97), Some([3; 32]))))
+        .unwrap();
+    assert_eq!(t.root_bytes(), full.root_bytes());
+}
+
+#[test]
+fn records_of_the_first_format_are_rejected() {
+    let mut t = tree_of(&[([1u8; 32], [2u8; 32]), ([3u8; 32], [4u8; 32])]);
+    t.persist().unwrap();
+    let mut store = t.into_store();
+    // A format-1 leaf record starts with tag 0x02.
+    let leaf_path = NodePath::new(&[1]).unwrap();
+    let mut old = store.get(&leaf_path).unwrap().unwrap();
+    old[0] = 2;
+    store
+        .write(NodeBatch {
+            puts: vec![(leaf_path, old)],
+            deletes: vec![],
+            meta: vec![],
+        })
+        .unwrap();
+    let t = Tree::open(store).unwrap();
+    match t.get(&[1u8; 32]) {
+        Err(e @ TreeError::CorruptNode { .. }) => {
+            assert!(e.to_string().contains("older fverkle"), "{e}")
+        }
+        other => panic!("expected CorruptNode, got {other:?}"),
+    }
+}

@@ -1,0 +1,50 @@
+//! Times `apply` and `commit` of 10k-key blocks into a growing in-memory tree (for profiling).
+//!
+//! ```text
+//! cargo run --release -p verkle --example insert_profile -- [initial keys] [blocks]
+//! ```
+#![allow(clippy::unwrap_used)]
+
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+use verkle::Tree;
+
+fn block_key(i: u32) -> [u8; 32] {
+    Sha256::digest(i.to_be_bytes()).into()
+}
+
+fn initial_key(i: u32) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(i.to_be_bytes());
+    h.update([0u8; 28]);
+    h.update(b"seed");
+    h.finalize().into()
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let initial: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(0);
+    let blocks: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
+    let mut t = Tree::new();
+    t.apply((0..initial).map(|i| {
+        let k = initial_key(i);
+        (k, Some(k))
+    }))
+    .unwrap();
+    t.commit();
+    for b in 0..blocks {
+        let keys: Vec<[u8; 32]> = (b * 10_000..(b + 1) * 10_000).map(block_key).collect();
+        let s = Instant::now();
+        t.apply(keys.iter().map(|k| (*k, Some(*k)))).unwrap();
+        let a = s.elapsed();
+        t.commit();
+        println!(
+            "block {b}: apply {:?} commit {:?} total {:?}",
+            a,
+            s.elapsed() - a,
+            s.elapsed()
+        );
+    }
+    println!("{:?}", t.stats());
+}
