@@ -170,16 +170,23 @@ fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
         };
         let (mut f0, mut g0, mut f1, mut g1) = (1i64, 0i64, 0i64, 1i64);
         for _ in 0..K {
-            if xa & 1 == 1 {
-                if xa < xb {
-                    core::mem::swap(&mut xa, &mut xb);
-                    core::mem::swap(&mut f0, &mut f1);
-                    core::mem::swap(&mut g0, &mut g1);
-                }
-                xa -= xb;
-                f0 -= f1;
-                g0 -= g1;
-            }
+            // Branch-free step: the branches are data-dependent coin flips.
+            let odd = (xa & 1).wrapping_neg();
+            let swap = odd & ((xa < xb) as u64).wrapping_neg();
+            let t = (xa ^ xb) & swap;
+            xa ^= t;
+            xb ^= t;
+            let swap_i = swap as i64;
+            let t = (f0 ^ f1) & swap_i;
+            f0 ^= t;
+            f1 ^= t;
+            let t = (g0 ^ g1) & swap_i;
+            g0 ^= t;
+            g1 ^= t;
+            let odd_i = odd as i64;
+            xa -= xb & odd;
+            f0 -= f1 & odd_i;
+            g0 -= g1 & odd_i;
             xa >>= 1;
             f1 <<= 1;
             g1 <<= 1;
