@@ -2,20 +2,20 @@
 //! 64-bit approximations of the operands (the approach of Pornin, "Optimized Binary GCD for
 //! Modular Inversion", 2020; this is an independent implementation).
 //!
-//! Each outer round takes `a, b` (`b` odd), builds 64-bit words holding their low 31 bits
-//! and their top 33 bits (aligned to the longer operand), and runs 31 binary-GCD steps on
+//! Each outer round takes `a, b` (`b` odd), builds 64-bit words holding their low 30 bits
+//! and their top 34 bits (aligned to the longer operand), and runs 30 binary-GCD steps on
 //! those words, recording the steps as a matrix `[[f0, g0], [f1, g1]]` with
-//! `|entries| ≤ 2³¹`. The matrix is then applied once to the full 256-bit `a, b`
-//! (exact division by 2³¹) and to the Bézout coefficients `u, v` (kept modulo `p` with a
+//! `|entries| ≤ 2³⁰` (each row packed in one u64). The matrix is then applied once to the
+//! full 256-bit `a, b` (exact division by 2³⁰) and to the Bézout coefficients `u, v` (kept modulo `p` with a
 //! one-limb Montgomery reduction, i.e. a factor `2⁻⁶⁴` per round). Parity decisions are
 //! exact; comparisons on the approximations may err, which only costs a sign flip that is
-//! undone after the update. With the invariant `a ≡ x·u·2³³ᵗ`, `b ≡ x·v·2³³ᵗ (mod p)`
-//! after `t` rounds, the loop ends at `a = 0, b = 1`, so `x⁻¹ = v·2³³ᵀ`.
+//! undone after the update. With the invariant `a ≡ x·u·2³⁴ᵗ`, `b ≡ x·v·2³⁴ᵗ (mod p)`
+//! after `t` rounds, the loop ends at `a = 0, b = 1`, so `x⁻¹ = v·2³⁴ᵀ`.
 //!
 //! The operands are the raw Montgomery words `X = x·2²⁵⁶`, and the final correction
 //! multiplies by a per-`T` constant so that the result is again in Montgomery form. The
 //! input is public here (commitments), so variable time is fine. If the loop ever fails to
-//! finish within [`MAX_ROUNDS`] (it cannot for primes below 2²⁵⁵: 509 steps suffice), the
+//! finish within [`MAX_ROUNDS`] (it cannot for primes below 2²⁵⁵: 509 steps, 17 rounds, suffice), the
 //! caller falls back to arkworks' inversion.
 
 use std::sync::OnceLock;
@@ -24,8 +24,8 @@ use ark_ff::{BigInt, Field, Zero};
 
 use crate::{Fq, Fr};
 
-/// Steps per round.
-const K: u32 = 31;
+/// Steps per round (so that `|f|, |g| ≤ 2³⁰` fit the packed 32-bit halves).
+const K: u32 = 30;
 /// Rounds allowed before giving up (17 always suffice for a 255-bit modulus).
 const MAX_ROUNDS: usize = 20;
 
@@ -52,7 +52,7 @@ fn bits_from(a: &Limbs, s: u32) -> u64 {
     }
 }
 
-/// `(f·a + g·b) / 2³¹` for non-negative `a, b < 2²⁵⁶`, as magnitude and sign (true when
+/// `(f·a + g·b) / 2³⁰` for non-negative `a, b < 2²⁵⁶`, as magnitude and sign (true when
 /// negative). The division is exact by construction of the matrix.
 fn lin_shift(a: &Limbs, b: &Limbs, f: i64, g: i64) -> (Limbs, bool) {
     let mut s = [0u64; 5];
@@ -140,7 +140,7 @@ fn sub_in_place(a: &mut Limbs, b: &Limbs) {
     }
 }
 
-/// `(v, T)` with `x·v·2³³ᵀ ≡ 1 (mod p)` and `v < p`, or `None` if the loop did not finish
+/// `(v, T)` with `x·v·2³⁴ᵀ ≡ 1 (mod p)` and `v < p`, or `None` if the loop did not finish
 /// (only possible if `x = 0` or the bound is wrong). `x` must be in `[1, p)`.
 fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
     let mut a = *x;
@@ -162,13 +162,14 @@ fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
         let (mut xa, mut xb) = if n == 64 {
             (a[0], b[0])
         } else {
-            let s = n - 33;
+            let s = n - (64 - K);
             (
                 (a[0] & low_mask) | (bits_from(&a, s) << K),
                 (b[0] & low_mask) | (bits_from(&b, s) << K),
             )
         };
-        let (mut f0, mut g0, mut f1, mut g1) = (1i64, 0i64, 0i64, 1i64);
+        // The matrix rows packed as `f + g·2³²` (wrapping): every step is linear in them.
+        let (mut p0, mut p1) = (1u64, 1u64 << 32);
         for _ in 0..K {
             // Branch-free step: the branches are data-dependent coin flips.
             let odd = (xa & 1).wrapping_neg();
@@ -176,21 +177,16 @@ fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
             let t = (xa ^ xb) & swap;
             xa ^= t;
             xb ^= t;
-            let swap_i = swap as i64;
-            let t = (f0 ^ f1) & swap_i;
-            f0 ^= t;
-            f1 ^= t;
-            let t = (g0 ^ g1) & swap_i;
-            g0 ^= t;
-            g1 ^= t;
-            let odd_i = odd as i64;
+            let t = (p0 ^ p1) & swap;
+            p0 ^= t;
+            p1 ^= t;
             xa -= xb & odd;
-            f0 -= f1 & odd_i;
-            g0 -= g1 & odd_i;
+            p0 = p0.wrapping_sub(p1 & odd);
             xa >>= 1;
-            f1 <<= 1;
-            g1 <<= 1;
+            p1 <<= 1;
         }
+        let (mut f0, mut g0) = unpack(p0);
+        let (mut f1, mut g1) = unpack(p1);
         let (na, na_neg) = lin_shift(&a, &b, f0, g0);
         let (nb, nb_neg) = lin_shift(&a, &b, f1, g1);
         if na_neg {
@@ -211,6 +207,13 @@ fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
     None
 }
 
+/// `(f, g)` from `f + g·2³² mod 2⁶⁴` with `|f|, |g| ≤ 2³⁰`.
+fn unpack(p: u64) -> (i64, i64) {
+    let f = p as u32 as i32 as i64;
+    let g = (p as i64).wrapping_sub(f) >> 32;
+    (f, g)
+}
+
 fn n0_of(p0: u64) -> u64 {
     // Newton iteration for p⁻¹ mod 2⁶⁴, then negate.
     let mut inv = 1u64;
@@ -220,12 +223,12 @@ fn n0_of(p0: u64) -> u64 {
     inv.wrapping_neg()
 }
 
-/// Field elements with value `2^(33·T + 512)` for `T < MAX_ROUNDS`: multiplying the raw
+/// Field elements with value `2^(34·T + 512)` for `T < MAX_ROUNDS`: multiplying the raw
 /// result `v` (read as a Montgomery word) by it gives `x⁻¹` in Montgomery form.
 fn corrections<F: Field>() -> Vec<F> {
     let two = F::one() + F::one();
     (0..MAX_ROUNDS)
-        .map(|t| two.pow([33 * t as u64 + 512]))
+        .map(|t| two.pow([(64 - K as u64) * t as u64 + 512]))
         .collect()
 }
 
