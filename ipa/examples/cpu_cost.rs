@@ -78,6 +78,14 @@ fn main() {
     measure("tree key (pedersen hash 64 bytes)", &filter, || {
         black_box(hash64(committer, black_box(&input)));
     });
+    let inputs: Vec<[u8; 64]> = (0..256)
+        .map(|_| std::array::from_fn(|_| rng.gen()))
+        .collect();
+    let mut next = 0usize;
+    measure("tree key, 256 varying inputs", &filter, || {
+        next = (next + 1) % inputs.len();
+        black_box(hash64(committer, black_box(&inputs[next])));
+    });
     let addr: [u8; 32] = std::array::from_fn(|_| rng.gen());
     let hasher = AddressHasher::new(committer, &addr);
     let idx: [u8; 32] = std::array::from_fn(|i| if i < 2 { rng.gen() } else { 0 });
