@@ -54,6 +54,11 @@ fn main() {
         }
         println!("inverse: {:?}", t.elapsed() / n as u32);
         let t = Instant::now();
+        for x in &xs {
+            black_box(banderwagon::fq_inverse(black_box(x)));
+        }
+        println!("fq_inverse (binary GCD): {:?}", t.elapsed() / n as u32);
+        let t = Instant::now();
         for p in &pts {
             black_box(black_box(p).map_to_scalar_field());
         }

@@ -225,7 +225,7 @@ impl Element {
     /// `map_to_scalar_field` (EIP-6800 `group_to_scalar_field`): `x/y` as 32 little-endian
     /// bytes reduced mod r; the identity maps to 0.
     pub fn map_to_scalar_field(&self) -> Fr {
-        match self.0.y.inverse() {
+        match crate::inverse::fq_inverse(&self.0.y) {
             Some(inv) => fq_to_fr(&(self.0.x * inv)),
             None => Fr::zero(),
         }

@@ -17,6 +17,7 @@
 mod element;
 mod fixed_base;
 mod fixed_base_msm;
+mod inverse;
 mod msm;
 mod prepared;
 mod scalar;
@@ -25,6 +26,7 @@ mod sqrt;
 pub use element::{DecodeError, Element};
 pub use fixed_base::FixedBaseTable;
 pub use fixed_base_msm::FixedBaseMsm;
+pub use inverse::{fq_inverse, fr_inverse};
 pub use msm::{multi_scalar_mul, vartime_multi_scalar_mul_affine, vartime_straus};
 pub use scalar::{
     fr_from_le_bytes_canonical, fr_from_le_bytes_mod_order, fr_from_u128, fr_to_le_bytes,

@@ -75,8 +75,32 @@ fn main() {
         );
     }
     let input: [u8; 64] = std::array::from_fn(|_| rng.gen());
+    // Random index ≥ 5 and random values: cold table entries and untrained branches.
+    let deltas: Vec<(usize, Fr, Fr)> = (0..256)
+        .map(|_| {
+            (
+                rng.gen_range(5..256),
+                Fr::rand(&mut rng),
+                Fr::rand(&mut rng),
+            )
+        })
+        .collect();
+    let mut next = 0usize;
+    measure("commit delta 1 slot (random index/values)", &filter, || {
+        next = (next + 1) % deltas.len();
+        let (i, o, n) = &deltas[next];
+        black_box(committer.commit_delta(black_box(*i), o, n));
+    });
     measure("tree key (pedersen hash 64 bytes)", &filter, || {
         black_box(hash64(committer, black_box(&input)));
+    });
+    let inputs: Vec<[u8; 64]> = (0..256)
+        .map(|_| std::array::from_fn(|_| rng.gen()))
+        .collect();
+    let mut next = 0usize;
+    measure("tree key, 256 varying inputs", &filter, || {
+        next = (next + 1) % inputs.len();
+        black_box(hash64(committer, black_box(&inputs[next])));
     });
     let addr: [u8; 32] = std::array::from_fn(|_| rng.gen());
     let hasher = AddressHasher::new(committer, &addr);

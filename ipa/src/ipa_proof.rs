@@ -4,7 +4,7 @@
 //! the proof is `L[8] ‖ R[8] ‖ a` (544 bytes). The verifier folds every round into one
 //! multi-scalar multiplication.
 
-use ark_ff::{batch_inversion, Field, One, Zero};
+use ark_ff::{batch_inversion, One, Zero};
 use banderwagon::{fr_from_le_bytes_canonical, fr_to_le_bytes, Element, Fr};
 
 use crate::committer::Committer;
@@ -113,7 +113,7 @@ impl IpaProof {
             l[round] = lk;
             r[round] = rk;
             let x = transcript.challenge_scalar(b"x");
-            let x_inv = x.inverse().unwrap_or_else(Fr::zero);
+            let x_inv = banderwagon::fr_inverse(&x).unwrap_or_else(Fr::zero);
             let new_a: Vec<Fr> = a_l.iter().zip(a_r).map(|(al, ar)| *al + x * ar).collect();
             let new_b: Vec<Fr> = b_l
                 .iter()
