@@ -131,6 +131,9 @@ fn check_meta(state: &dyn State, where_: &str, key: &[u8], want: &[u8]) -> Resul
     }
 }
 
+/// Genesis leaves applied and written per step.
+const GENESIS_CHUNK: usize = 250_000;
+
 /// Writes the genesis into an empty state (height 0), or checks that a state that already
 /// has one was made for the same chain, layout and tree kind.
 pub fn init_genesis(
@@ -140,6 +143,13 @@ pub fn init_genesis(
 ) -> Result<GenesisOutcome> {
     let t = Instant::now();
     if let Some(h) = state.height() {
+        if state.meta(meta::GENESIS_ROOT)?.is_none() {
+            bail!(
+                "{where_}: field {}: missing — the datadir holds an interrupted genesis import; \
+                 delete it and run again",
+                String::from_utf8_lossy(meta::GENESIS_ROOT)
+            );
+        }
         check_meta(state, where_, meta::CHAIN, spec.chain.name().as_bytes())?;
         check_meta(state, where_, meta::LAYOUT, spec.layout.name().as_bytes())?;
         check_meta(state, where_, meta::MODE, spec.mode.name().as_bytes())?;
@@ -164,13 +174,27 @@ pub fn init_genesis(
     let text =
         std::fs::read_to_string(&spec.path).with_context(|| format!("{name}: cannot read"))?;
     let layout: Layout = spec.layout.into();
-    let leaves = verkle::genesis::genesis_leaves(&text, layout, &name)?;
+    let mut leaves = verkle::genesis::genesis_leaves(&text, layout, &name)?;
+    drop(text);
     let count = leaves.len();
-    let writes: Vec<_> = leaves.into_iter().map(|(k, v)| (k, Some(v))).collect();
-    state
-        .apply(&writes)
-        .with_context(|| format!("{name}: building the genesis tree"))?;
-    drop(writes);
+    // In key order and in chunks, each written out before the next (without the genesis
+    // meta, so an interrupted import is recognised): the tree's node cache bounds the
+    // memory of a large genesis, as it does for blocks.
+    leaves.sort_unstable_by_key(|l| l.0);
+    let chunks = count.div_ceil(GENESIS_CHUNK).max(1);
+    for (i, chunk) in leaves.chunks(GENESIS_CHUNK).enumerate() {
+        let writes: Vec<_> = chunk.iter().map(|(k, v)| (*k, Some(*v))).collect();
+        state
+            .apply(&writes)
+            .with_context(|| format!("{name}: building the genesis tree"))?;
+        if i + 1 < chunks {
+            state
+                .persist(0, &[])
+                .with_context(|| format!("{where_}: writing the genesis state"))?;
+            info!("{name}: genesis {}/{count} leaves", (i + 1) * GENESIS_CHUNK);
+        }
+    }
+    drop(leaves);
     let root = state.root();
     let meta = block_meta(spec, &root);
     let meta_refs: Vec<(&[u8], &[u8])> = meta
@@ -191,4 +215,65 @@ pub fn init_genesis(
         written: true,
         ms: t.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn spec(path: PathBuf) -> GenesisSpec {
+        GenesisSpec {
+            path,
+            layout: LayoutArg::Eip6800,
+            chain: Chain::None,
+            mode: Mode::Single,
+        }
+    }
+
+    #[test]
+    fn an_interrupted_genesis_import_is_named() {
+        // A state written part-way (height 0 without the genesis meta).
+        let mut state = MemoryState::new();
+        state.persist(0, &[]).unwrap();
+        let err = init_genesis(&mut state, &spec(PathBuf::from("unused.json")), "dd")
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("interrupted genesis import"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_chunked_genesis_gives_the_one_shot_root() {
+        // More leaves than one chunk, so the import persists in steps.
+        let accounts = GENESIS_CHUNK / 2 + 1000;
+        let mut alloc = serde_json::Map::new();
+        for i in 0..accounts as u64 {
+            let mut a = [0u8; 20];
+            a[12..].copy_from_slice(&i.to_be_bytes());
+            alloc.insert(
+                hex::encode(a),
+                serde_json::json!({"balance": format!("0x{:x}", i + 1)}),
+            );
+        }
+        let text = serde_json::json!({ "alloc": alloc }).to_string();
+        let dir =
+            std::env::temp_dir().join(format!("fverkle-chunked-genesis-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("genesis.json");
+        std::fs::write(&path, &text).unwrap();
+        let leaves = verkle::genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
+        assert!(leaves.len() > GENESIS_CHUNK, "{} leaves", leaves.len());
+        let mut one_shot = verkle::Tree::new();
+        one_shot
+            .apply(leaves.iter().map(|(k, v)| (*k, Some(*v))))
+            .unwrap();
+        let mut state = open_state(Some(&dir.join("dd")), Mode::Single).unwrap();
+        let out = init_genesis(state.as_mut(), &spec(path), "dd").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(out.root, one_shot.root_bytes());
+        assert_eq!(out.leaves, leaves.len());
+    }
 }
