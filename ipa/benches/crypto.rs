@@ -180,14 +180,7 @@ fn bench_multiproof(c: &mut Criterion) {
             b.iter(|| MultiProof::prove(committer, &mut Transcript::new(b"vt"), pq))
         });
         let proof = MultiProof::prove(committer, &mut Transcript::new(b"vt"), &pq);
-        let vq: Vec<VerifierQuery> = pq
-            .iter()
-            .map(|q| VerifierQuery {
-                commitment: q.commitment,
-                point: q.point,
-                result: q.result,
-            })
-            .collect();
+        let vq: Vec<VerifierQuery> = pq.iter().map(VerifierQuery::from).collect();
         g.bench_with_input(BenchmarkId::new("multiproof verify", n), &vq, |b, vq| {
             b.iter(|| proof.verify(crs, &mut Transcript::new(b"vt"), vq).is_ok())
         });

@@ -49,6 +49,26 @@ fn measure(name: &str, filter: &Option<String>, mut op: impl FnMut()) {
     );
 }
 
+/// `n` openings of `polys` (four per polynomial, in order) at random domain points.
+fn random_z_queries<'a>(
+    n: usize,
+    polys: &'a [Vec<Fr>],
+    comms: &[banderwagon::Element],
+    rng: &mut StdRng,
+) -> Vec<ProverQuery<'a>> {
+    (0..n)
+        .map(|i| {
+            let z: u8 = rng.gen();
+            ProverQuery {
+                commitment: comms[i / 4],
+                poly: &polys[i / 4],
+                point: z,
+                result: polys[i / 4][z as usize],
+            }
+        })
+        .collect()
+}
+
 fn main() {
     let filter = std::env::args().nth(1);
     let crs = Crs::eip6800();
@@ -133,17 +153,7 @@ fn main() {
             })
             .collect();
         let comms = committer.batch_commit(&polys);
-        let pq: Vec<ProverQuery> = (0..n)
-            .map(|i| {
-                let z: u8 = rng.gen();
-                ProverQuery {
-                    commitment: comms[i / 4],
-                    poly: &polys[i / 4],
-                    point: z,
-                    result: polys[i / 4][z as usize],
-                }
-            })
-            .collect();
+        let pq = random_z_queries(n, &polys, &comms, &mut rng);
         measure(&format!("multiproof prove {n}"), &filter, || {
             black_box(MultiProof::prove(
                 committer,
@@ -152,14 +162,7 @@ fn main() {
             ));
         });
         let mp = MultiProof::prove(committer, &mut Transcript::new(b"vt"), &pq);
-        let vq: Vec<VerifierQuery> = pq
-            .iter()
-            .map(|q| VerifierQuery {
-                commitment: q.commitment,
-                point: q.point,
-                result: q.result,
-            })
-            .collect();
+        let vq: Vec<VerifierQuery> = pq.iter().map(VerifierQuery::from).collect();
         measure(&format!("multiproof verify {n}"), &filter, || {
             mp.verify(crs, &mut Transcript::new(b"vt"), &vq).unwrap();
         });
@@ -181,17 +184,7 @@ fn main() {
         })
         .collect();
     let comms = committer.batch_commit(&polys);
-    let pq: Vec<ProverQuery> = (0..n)
-        .map(|i| {
-            let z: u8 = rng.gen();
-            ProverQuery {
-                commitment: comms[i / 4],
-                poly: &polys[i / 4],
-                point: z,
-                result: polys[i / 4][z as usize],
-            }
-        })
-        .collect();
+    let pq = random_z_queries(n, &polys, &comms, &mut rng);
     measure(&format!("multiproof prove sparse {n}"), &filter, || {
         black_box(MultiProof::prove(
             committer,

@@ -52,14 +52,7 @@ fn main() {
     let proof = MultiProof::prove(committer, &mut Transcript::new(b"vt"), &queries);
     println!("prove {openings} openings: {:?}", t.elapsed());
     let bytes = proof.to_bytes();
-    let vq: Vec<VerifierQuery> = queries
-        .iter()
-        .map(|q| VerifierQuery {
-            commitment: q.commitment,
-            point: q.point,
-            result: q.result,
-        })
-        .collect();
+    let vq: Vec<VerifierQuery> = queries.iter().map(VerifierQuery::from).collect();
     let t = Instant::now();
     let decoded = match MultiProof::from_bytes(&bytes) {
         Ok(p) => p,

@@ -44,6 +44,17 @@ pub struct VerifierQuery {
     pub result: Fr,
 }
 
+impl From<&ProverQuery<'_>> for VerifierQuery {
+    /// The opening the verifier checks for a prover's query (the polynomial dropped).
+    fn from(q: &ProverQuery<'_>) -> VerifierQuery {
+        VerifierQuery {
+            commitment: q.commitment,
+            point: q.point,
+            result: q.result,
+        }
+    }
+}
+
 /// A multiproof.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MultiProof {
@@ -357,14 +368,7 @@ mod tests {
             })
             .collect();
         let proof = MultiProof::prove(committer, &mut Transcript::new(b"t"), &queries);
-        let vq: Vec<VerifierQuery> = queries
-            .iter()
-            .map(|q| VerifierQuery {
-                commitment: q.commitment,
-                point: q.point,
-                result: q.result,
-            })
-            .collect();
+        let vq: Vec<VerifierQuery> = queries.iter().map(VerifierQuery::from).collect();
         proof
             .verify(Crs::eip6800(), &mut Transcript::new(b"t"), &vq)
             .unwrap();

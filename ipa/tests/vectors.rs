@@ -444,14 +444,7 @@ fn multiproof_consistency_with_reference() {
         hex::encode(fr_to_le_bytes(&pc)),
         "eee8a80357ff74b766eba39db90797d022e8d6dee426ded71234241be504d519"
     );
-    let vq: Vec<VerifierQuery> = queries
-        .iter()
-        .map(|q| VerifierQuery {
-            commitment: q.commitment,
-            point: q.point,
-            result: q.result,
-        })
-        .collect();
+    let vq: Vec<VerifierQuery> = queries.iter().map(VerifierQuery::from).collect();
     let mut vt = Transcript::new(b"test");
     MultiProof::from_bytes(&hex::decode(MULTIPROOF_HEX).unwrap())
         .unwrap()
