@@ -131,8 +131,11 @@ fn check_meta(state: &dyn State, where_: &str, key: &[u8], want: &[u8]) -> Resul
     }
 }
 
-/// Genesis leaves applied and written per step.
+/// Genesis leaves applied before each write of the state so far.
 const GENESIS_CHUNK: usize = 250_000;
+
+/// Genesis accounts read and turned into leaves per step (≈ 2–4 leaves each).
+const GENESIS_BATCH_ACCOUNTS: usize = 50_000;
 
 /// Writes the genesis into an empty state (height 0), or checks that a state that already
 /// has one was made for the same chain, layout and tree kind.
@@ -140,6 +143,18 @@ pub fn init_genesis(
     state: &mut dyn State,
     spec: &GenesisSpec,
     where_: &str,
+) -> Result<GenesisOutcome> {
+    init_genesis_in_steps(state, spec, where_, GENESIS_BATCH_ACCOUNTS, GENESIS_CHUNK)
+}
+
+/// [`init_genesis`] reading `batch_accounts` accounts per step and writing the state after
+/// every `chunk` leaves or more.
+fn init_genesis_in_steps(
+    state: &mut dyn State,
+    spec: &GenesisSpec,
+    where_: &str,
+    batch_accounts: usize,
+    chunk: usize,
 ) -> Result<GenesisOutcome> {
     let t = Instant::now();
     if let Some(h) = state.height() {
@@ -171,30 +186,48 @@ pub fn init_genesis(
         });
     }
     let name = spec.path.display().to_string();
-    let text =
-        std::fs::read_to_string(&spec.path).with_context(|| format!("{name}: cannot read"))?;
+    let file = std::fs::File::open(&spec.path).with_context(|| format!("{name}: cannot read"))?;
     let layout: Layout = spec.layout.into();
-    let mut leaves = verkle::genesis::genesis_leaves(&text, layout, &name)?;
-    drop(text);
-    let count = leaves.len();
-    // In key order and in chunks, each written out before the next (without the genesis
-    // meta, so an interrupted import is recognised): the tree's node cache bounds the
-    // memory of a large genesis, as it does for blocks.
-    leaves.sort_unstable_by_key(|l| l.0);
-    let chunks = count.div_ceil(GENESIS_CHUNK).max(1);
-    for (i, chunk) in leaves.chunks(GENESIS_CHUNK).enumerate() {
-        let writes: Vec<_> = chunk.iter().map(|(k, v)| (*k, Some(*v))).collect();
-        state
-            .apply(&writes)
-            .with_context(|| format!("{name}: building the genesis tree"))?;
-        if i + 1 < chunks {
+    // Read as a stream, in file order, a batch of accounts at a time; each batch's leaves
+    // are applied and written out (without the genesis meta, so an interrupted import is
+    // recognised) before the next batch is read: the file is never held whole, and the
+    // tree's node cache bounds the rest, as it does for blocks. Batches are not in key
+    // order (that would need every leaf at once); the tree sorts each one.
+    let mut count = 0usize;
+    let mut since_persist = 0usize;
+    let mut persisted = false;
+    let streamed = verkle::genesis::stream_genesis_leaves(
+        file,
+        layout,
+        &name,
+        batch_accounts,
+        |leaves: Vec<(verkle::keys::TreeKey, verkle::keys::Value)>| -> Result<()> {
+            let writes: Vec<_> = leaves.into_iter().map(|(k, v)| (k, Some(v))).collect();
+            count += writes.len();
+            since_persist += writes.len();
             state
-                .persist(0, &[])
-                .with_context(|| format!("{where_}: writing the genesis state"))?;
-            info!("{name}: genesis {}/{count} leaves", (i + 1) * GENESIS_CHUNK);
+                .apply(&writes)
+                .with_context(|| format!("{name}: building the genesis tree"))?;
+            drop(writes);
+            if since_persist >= chunk {
+                since_persist = 0;
+                persisted = true;
+                state
+                    .persist(0, &[])
+                    .with_context(|| format!("{where_}: writing the genesis state"))?;
+                info!("{name}: genesis {count} leaves so far");
+            }
+            Ok(())
+        },
+    );
+    if let Err(e) = streamed {
+        if persisted {
+            return Err(e.context(format!(
+                "{where_}: the genesis import stopped part-way; delete the datadir and run again"
+            )));
         }
+        return Err(e);
     }
-    drop(leaves);
     let root = state.root();
     let meta = block_meta(spec, &root);
     let meta_refs: Vec<(&[u8], &[u8])> = meta
@@ -243,6 +276,92 @@ mod tests {
             err.to_string().contains("interrupted genesis import"),
             "{err}"
         );
+    }
+
+    /// A genesis of `accounts` plain accounts, written to `dir/genesis.json`.
+    fn write_genesis(dir: &Path, accounts: u64, bad_at: Option<u64>) -> (PathBuf, String) {
+        let mut alloc = serde_json::Map::new();
+        for i in 0..accounts {
+            let mut a = [0u8; 20];
+            a[12..].copy_from_slice(&i.to_be_bytes());
+            let balance = if Some(i) == bad_at {
+                "0xnope".to_owned()
+            } else {
+                format!("0x{:x}", i + 1)
+            };
+            alloc.insert(hex::encode(a), serde_json::json!({ "balance": balance }));
+        }
+        let text = serde_json::json!({ "alloc": alloc }).to_string();
+        std::fs::create_dir_all(dir).unwrap();
+        let path = dir.join("genesis.json");
+        std::fs::write(&path, &text).unwrap();
+        (path, text)
+    }
+
+    #[test]
+    fn a_streamed_genesis_in_small_steps_gives_the_one_shot_root() {
+        let dir =
+            std::env::temp_dir().join(format!("fverkle-steps-genesis-{}", std::process::id()));
+        let (path, text) = write_genesis(&dir, 3000, None);
+        let leaves = verkle::genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
+        let mut one_shot = verkle::Tree::new();
+        one_shot
+            .apply(leaves.iter().map(|(k, v)| (*k, Some(*v))))
+            .unwrap();
+        let want = one_shot.root_bytes();
+        for (mode, batch, chunk) in [
+            (Mode::Single, 7, 500),
+            (Mode::Single, 1000, 1),
+            (Mode::Fractional, 250, 1200),
+        ] {
+            let dd = dir.join(format!("dd-{}-{batch}", mode.name()));
+            let mut state = open_state(Some(&dd), mode).unwrap();
+            let mut sp = spec(path.clone());
+            sp.mode = mode;
+            let out = init_genesis_in_steps(state.as_mut(), &sp, "dd", batch, chunk).unwrap();
+            assert_eq!(out.root, want, "{} {batch} {chunk}", mode.name());
+            assert_eq!(out.leaves, leaves.len());
+            drop(state);
+            // Reopened, the datadir has its genesis and is not imported again.
+            let mut state = open_state(Some(&dd), mode).unwrap();
+            let again = init_genesis(state.as_mut(), &sp, "dd").unwrap();
+            assert!(!again.written);
+            assert_eq!(again.root, want);
+        }
+        // In memory, too.
+        let mut state = MemoryState::new();
+        let out = init_genesis_in_steps(&mut state, &spec(path), "memory", 11, 100).unwrap();
+        assert_eq!(out.root, want);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_genesis_failing_part_way_leaves_a_datadir_named_interrupted() {
+        let dir = std::env::temp_dir().join(format!("fverkle-bad-genesis-{}", std::process::id()));
+        let (path, _) = write_genesis(&dir, 2000, Some(1500));
+        let dd = dir.join("dd");
+        let mut state = open_state(Some(&dd), Mode::Single).unwrap();
+        let err = init_genesis_in_steps(state.as_mut(), &spec(path.clone()), "dd", 100, 200)
+            .err()
+            .unwrap();
+        let text = format!("{err:#}");
+        assert!(text.contains("stopped part-way"), "{text}");
+        assert!(text.contains("balance"), "{text}");
+        let imported = err.downcast_ref::<verkle::genesis::ImportError>();
+        assert!(
+            matches!(imported, Some(verkle::genesis::ImportError::Account { field, .. }) if field == "balance"),
+            "{err:?}"
+        );
+        drop(state);
+        let mut state = open_state(Some(&dd), Mode::Single).unwrap();
+        let err = init_genesis(state.as_mut(), &spec(path), "dd")
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("interrupted genesis import"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -62,13 +62,22 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     }
     let name = args.genesis.display().to_string();
     let t = Instant::now();
-    let text =
-        std::fs::read_to_string(&args.genesis).with_context(|| format!("{name}: cannot read"))?;
-    let leaves = verkle::genesis::genesis_leaves(&text, args.layout.into(), &name)?;
-    let count = leaves.len();
+    let file =
+        std::fs::File::open(&args.genesis).with_context(|| format!("{name}: cannot read"))?;
+    // Streamed a batch of accounts at a time: the file is never held whole (the tree is,
+    // in memory; `--datadir` bounds that too).
     let mut tree = Tree::new();
-    tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
-        .with_context(|| format!("{name}: building the genesis tree"))?;
+    let counts = verkle::genesis::stream_genesis_leaves(
+        file,
+        args.layout.into(),
+        &name,
+        verkle::genesis::STREAM_BATCH_ACCOUNTS,
+        |leaves: Vec<(verkle::keys::TreeKey, verkle::keys::Value)>| -> Result<()> {
+            tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
+                .with_context(|| format!("{name}: building the genesis tree"))
+        },
+    )?;
+    let count = counts.leaves;
     let root = tree.root_bytes();
     let ms = t.elapsed().as_secs_f64() * 1e3;
     if json {
