@@ -12,7 +12,16 @@ use serde_json::{json, Map, Value as Json};
 use verkle::keys::{
     account_leaves, address32, keccak256, AccountKeys, AccountState, Layout, TreeKey, Value,
 };
-use verkle::{Tree, U256};
+use verkle::U256;
+
+use std::path::Path;
+
+use crate::cmd::genesis::LayoutArg;
+use crate::datadir::{init_genesis, GenesisSpec, Mode};
+use crate::rules::Chain;
+#[cfg(test)]
+use crate::state::MemoryState;
+use crate::state::State;
 use witness::ExecutionWitness;
 
 /// What to generate.
@@ -91,7 +100,8 @@ pub struct Synth {
     accounts: Vec<Account>,
     /// Indices of the contracts in the genesis (the hot ones, hottest first).
     contracts: Vec<usize>,
-    tree: Tree,
+    /// The state blocks are proven against (in memory or a datadir).
+    tree: Box<dyn State>,
     number: u64,
 }
 
@@ -120,78 +130,166 @@ fn address_of(seed: u64, i: u64) -> [u8; 20] {
     a
 }
 
+/// The genesis accounts drawn from a seed: the model, and the storage of the contracts.
+struct GenesisModel {
+    accounts: Vec<Account>,
+    contracts: Vec<usize>,
+    /// Per contract (same order as `contracts`): its storage, as the genesis writes it.
+    storage: Vec<Map<String, Json>>,
+}
+
+fn draw_genesis(config: &SynthConfig, rng: &mut Rng) -> GenesisModel {
+    let n = config.accounts.max(2);
+    // About one contract per thousand accounts (at least 4), spread over the indices.
+    let contract_count = (n / 1000).clamp(4, 4096).min(n);
+    let stride = n / contract_count;
+    let mut accounts = Vec::with_capacity(n as usize);
+    let mut contracts = Vec::new();
+    let mut storage = Vec::new();
+    for i in 0..n {
+        let address = address_of(config.seed, i);
+        let balance = rng.range(1_000_000_000_000, 1_000_000_000_000_000_000);
+        let nonce = rng.range(0, 100);
+        let is_contract = i % stride == stride / 2 && contracts.len() < contract_count as usize;
+        let code = if is_contract {
+            let len = rng.range(1000, 6000) as usize;
+            let code = rng.bytes(len);
+            let mut slots = Map::new();
+            for s in 0..rng.range(4, 32) {
+                let v = rng.bytes32();
+                slots.insert(format!("0x{s:x}"), json!(format!("0x{}", hex::encode(v))));
+            }
+            storage.push(slots);
+            contracts.push(i as usize);
+            code
+        } else {
+            Vec::new()
+        };
+        accounts.push(Account {
+            address,
+            balance,
+            nonce,
+            code,
+        });
+    }
+    GenesisModel {
+        accounts,
+        contracts,
+        storage,
+    }
+}
+
+/// Writes the genesis document of `model` (a geth genesis with `alloc`, compact JSON with
+/// keys in order, as serde_json writes a whole document) one account at a time.
+fn write_genesis(
+    config: &SynthConfig,
+    model: &GenesisModel,
+    w: &mut impl std::io::Write,
+) -> Result<()> {
+    let mut order: Vec<usize> = (0..model.accounts.len()).collect();
+    // Lowercase hex of equal length sorts as the bytes do.
+    order.sort_unstable_by_key(|&i| model.accounts[i].address);
+    w.write_all(b"{\"alloc\":{")?;
+    for (pos, &i) in order.iter().enumerate() {
+        let a = &model.accounts[i];
+        let mut entry = Map::new();
+        entry.insert("balance".into(), json!(format!("0x{:x}", a.balance)));
+        entry.insert("nonce".into(), json!(format!("0x{:x}", a.nonce)));
+        if let Ok(c) = model.contracts.binary_search(&i) {
+            entry.insert("code".into(), json!(format!("0x{}", hex::encode(&a.code))));
+            if let Some(slots) = model.storage.get(c) {
+                entry.insert("storage".into(), Json::Object(slots.clone()));
+            }
+        }
+        if pos > 0 {
+            w.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *w, &format!("0x{}", hex::encode(a.address)))?;
+        w.write_all(b":")?;
+        serde_json::to_writer(&mut *w, &Json::Object(entry))?;
+    }
+    w.write_all(b"},\"config\":")?;
+    let config_json = json!({"chainId": 1_337_000, "fverkleSynthetic": {
+        "accounts": config.accounts.max(2), "seed": config.seed,
+        "layout": match config.layout { Layout::Legacy => "legacy", Layout::Eip6800 => "eip6800" },
+    }});
+    serde_json::to_writer(&mut *w, &config_json)?;
+    w.write_all(b"}")?;
+    Ok(())
+}
+
 impl Synth {
     /// The genesis document (a geth genesis with `alloc`) and the generator positioned after
-    /// it. The generator's tree is built from the document's own leaves, as a replay builds
-    /// it.
+    /// it, its tree in memory. The generator's tree is built from the document's own leaves,
+    /// as a replay builds it. (Tests; `fverkle gen` uses [`Synth::genesis_to_file`].)
+    #[cfg(test)]
     pub fn genesis(config: SynthConfig) -> Result<(Synth, String)> {
         let mut rng = Rng(config.seed ^ 0x5eed_f00d);
-        let n = config.accounts.max(2);
-        // About one contract per thousand accounts (at least 4), spread over the indices.
-        let contract_count = (n / 1000).clamp(4, 4096).min(n);
-        let stride = n / contract_count;
-        let mut accounts = Vec::with_capacity(n as usize);
-        let mut contracts = Vec::new();
-        let mut alloc = Map::new();
-        for i in 0..n {
-            let address = address_of(config.seed, i);
-            let balance = rng.range(1_000_000_000_000, 1_000_000_000_000_000_000);
-            let nonce = rng.range(0, 100);
-            let is_contract = i % stride == stride / 2 && contracts.len() < contract_count as usize;
-            let mut entry = Map::new();
-            entry.insert("balance".into(), json!(format!("0x{balance:x}")));
-            entry.insert("nonce".into(), json!(format!("0x{nonce:x}")));
-            let code = if is_contract {
-                let len = rng.range(1000, 6000) as usize;
-                let code = rng.bytes(len);
-                entry.insert("code".into(), json!(format!("0x{}", hex::encode(&code))));
-                let mut storage = Map::new();
-                for s in 0..rng.range(4, 32) {
-                    let v = rng.bytes32();
-                    storage.insert(format!("0x{s:x}"), json!(format!("0x{}", hex::encode(v))));
-                }
-                entry.insert("storage".into(), Json::Object(storage));
-                contracts.push(i as usize);
-                code
-            } else {
-                Vec::new()
-            };
-            alloc.insert(format!("0x{}", hex::encode(address)), Json::Object(entry));
-            accounts.push(Account {
-                address,
-                balance,
-                nonce,
-                code,
-            });
-        }
-        let doc = json!({
-            "config": {"chainId": 1_337_000, "fverkleSynthetic": {
-                "accounts": n, "seed": config.seed,
-                "layout": match config.layout { Layout::Legacy => "legacy", Layout::Eip6800 => "eip6800" },
-            }},
-            "alloc": Json::Object(alloc),
-        });
-        let text = doc.to_string();
-        let leaves = verkle::genesis::genesis_leaves(&text, config.layout, "synthetic genesis")?;
-        let mut tree = Tree::new();
-        tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))?;
-        tree.commit();
-        Ok((
-            Synth {
-                config,
-                rng,
-                accounts,
-                contracts,
-                tree,
-                number: 0,
+        let model = draw_genesis(&config, &mut rng);
+        let mut bytes = Vec::new();
+        write_genesis(&config, &model, &mut bytes)?;
+        let text = String::from_utf8(bytes).context("the synthetic genesis is not UTF-8")?;
+        let mut state: Box<dyn State> = Box::new(MemoryState::new());
+        let mut apply = |leaves: Vec<(TreeKey, Value)>| -> Result<()> {
+            let writes: Vec<_> = leaves.into_iter().map(|(k, v)| (k, Some(v))).collect();
+            state.apply(&writes)
+        };
+        verkle::genesis::stream_genesis_leaves(
+            text.as_bytes(),
+            config.layout,
+            "synthetic genesis",
+            verkle::genesis::STREAM_BATCH_ACCOUNTS,
+            &mut apply,
+        )?;
+        state.persist(0, &[])?;
+        Ok((Synth::with(config, rng, model, state), text))
+    }
+
+    /// [`Synth::genesis`] writing the document to `genesis_out` as it is drawn (never held
+    /// whole) and importing it into `state` as a replay does (in steps, written out when
+    /// `state` is a datadir, whose node cache then bounds the tree's memory). What stays in
+    /// memory is the model: ≈ 60 bytes per account, plus the contracts' code.
+    pub fn genesis_to_file(
+        config: SynthConfig,
+        genesis_out: &Path,
+        mut state: Box<dyn State>,
+    ) -> Result<Synth> {
+        let mut rng = Rng(config.seed ^ 0x5eed_f00d);
+        let model = draw_genesis(&config, &mut rng);
+        let name = genesis_out.display().to_string();
+        let file =
+            std::fs::File::create(genesis_out).with_context(|| format!("{name}: cannot create"))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        write_genesis(&config, &model, &mut w).with_context(|| format!("{name}: cannot write"))?;
+        std::io::Write::flush(&mut w).with_context(|| format!("{name}: cannot write"))?;
+        drop(w);
+        let spec = GenesisSpec {
+            path: genesis_out.to_path_buf(),
+            layout: match config.layout {
+                Layout::Legacy => LayoutArg::Legacy,
+                Layout::Eip6800 => LayoutArg::Eip6800,
             },
-            text,
-        ))
+            chain: Chain::None,
+            mode: Mode::Single,
+        };
+        init_genesis(state.as_mut(), &spec, "the generator's state")?;
+        Ok(Synth::with(config, rng, model, state))
+    }
+
+    fn with(config: SynthConfig, rng: Rng, model: GenesisModel, state: Box<dyn State>) -> Synth {
+        Synth {
+            config,
+            rng,
+            accounts: model.accounts,
+            contracts: model.contracts,
+            tree: state,
+            number: 0,
+        }
     }
 
     /// The current state root of the generator's tree.
     pub fn root(&mut self) -> [u8; 32] {
-        self.tree.root_bytes()
+        self.tree.root()
     }
 
     /// The header suffixes a balance/nonce change rewrites.
@@ -330,10 +428,10 @@ impl Synth {
             }
         }
         let entries: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
-        let parent_state_root = self.tree.root_bytes();
+        let parent_state_root = self.tree.root();
         let owned = self
             .tree
-            .prove_with_new_values(&entries)
+            .prove(&entries)
             .with_context(|| format!("proving synthetic block {}", self.number))?;
         let witness = owned
             .to_witness()
@@ -341,8 +439,12 @@ impl Synth {
         let writes: Vec<(TreeKey, Option<Value>)> =
             entries.into_iter().filter(|(_, v)| v.is_some()).collect();
         let count = writes.len();
-        self.tree.apply(writes)?;
-        let state_root = self.tree.root_bytes();
+        self.tree.apply(&writes)?;
+        let state_root = self.tree.root();
+        // Written out (a datadir then trims its node cache); in memory this only commits.
+        self.tree
+            .persist(self.number, &[])
+            .with_context(|| format!("writing synthetic block {}", self.number))?;
         Ok(SynthBlock {
             number: self.number,
             parent_state_root,
@@ -410,6 +512,44 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_genesis_written_to_a_file_is_the_one_in_memory_and_stable() {
+        let dir = tempfile::tempdir().unwrap();
+        for layout in [Layout::Eip6800, Layout::Legacy] {
+            let config = config(9, layout);
+            let (mut mem, text) = Synth::genesis(config).unwrap();
+            let path = dir.path().join("g.json");
+            let dd = dir.path().join(format!("dd-{layout:?}"));
+            let state = crate::datadir::open_state(Some(&dd), Mode::Single).unwrap();
+            let mut disk = Synth::genesis_to_file(config, &path, state).unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+            assert_eq!(disk.root(), mem.root());
+            while mem.remaining() > 0 {
+                let x = mem.next_block().unwrap();
+                let y = disk.next_block().unwrap();
+                assert_eq!(x.witness, y.witness);
+                assert_eq!(x.state_root, y.state_root);
+            }
+        }
+        // The document as the one-shot writer (a whole serde_json document) had it: the
+        // keccak of `gen --accounts 3000 --seed 5` (EIP-6800), whose file was checked byte for
+        // byte against the one written before streaming (sha256 b84253f5…2222b0).
+        let (_, text) = Synth::genesis(SynthConfig {
+            accounts: 3000,
+            blocks: 0,
+            updates: 1,
+            seed: 5,
+            layout: Layout::Eip6800,
+        })
+        .unwrap();
+        let doc: Json = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc.to_string(), text, "compact, keys in order");
+        assert_eq!(
+            hex::encode(keccak256(text.as_bytes())),
+            "21960f286c5f70bfe6cad07ff46796440f38ddc353cd5fec24079d0e1eae01c9"
+        );
     }
 
     #[test]

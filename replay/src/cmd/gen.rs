@@ -9,10 +9,12 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use crate::cmd::genesis::LayoutArg;
+use crate::datadir::{open_state, Mode};
 use crate::export::block_json;
 use crate::hexarg::to_hex;
 use crate::outcome::Outcome;
 use crate::progress::Progress;
+use crate::state::{MemoryState, State};
 use crate::synth::{Synth, SynthConfig};
 
 /// Arguments of `fverkle gen`.
@@ -39,6 +41,11 @@ pub struct Args {
     /// Where to write the genesis (default: the export's path with `.genesis.json` added).
     #[arg(long)]
     genesis_out: Option<PathBuf>,
+    /// Keep the generator's tree in a RocksDB datadir (a fresh directory inside this one,
+    /// removed at the end) instead of memory: memory stays bounded by the node cache, for
+    /// states of millions of keys. Slower. The files written are the same.
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
 }
 
 /// The default genesis path beside an export.
@@ -60,13 +67,33 @@ pub struct Generated {
     pub sample_keys: Vec<verkle::keys::TreeKey>,
 }
 
-/// Generates `config` into `out` (and its genesis into `genesis_out`).
+/// Generates `config` into `out` (and its genesis into `genesis_out`), the tree in memory.
 pub fn generate(config: SynthConfig, out: &Path, genesis_out: &Path) -> Result<Generated> {
+    generate_with(config, out, genesis_out, None)
+}
+
+/// [`generate`], the tree in a fresh datadir inside `state_dir` when given.
+pub fn generate_with(
+    config: SynthConfig,
+    out: &Path,
+    genesis_out: &Path,
+    state_dir: Option<&Path>,
+) -> Result<Generated> {
     let t = Instant::now();
-    let (mut synth, genesis_text) = Synth::genesis(config)?;
-    std::fs::write(genesis_out, genesis_text.as_bytes())
-        .with_context(|| format!("{}: cannot write", genesis_out.display()))?;
-    drop(genesis_text);
+    let (state, _keep): (Box<dyn State>, Option<tempfile::TempDir>) = match state_dir {
+        None => (Box::new(MemoryState::new()), None),
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create", dir.display()))?;
+            let tmp = tempfile::Builder::new()
+                .prefix("fverkle-gen-state-")
+                .tempdir_in(dir)
+                .with_context(|| format!("{}: cannot create a directory in it", dir.display()))?;
+            let state = open_state(Some(tmp.path()), Mode::Single)?;
+            (state, Some(tmp))
+        }
+    };
+    let mut synth = Synth::genesis_to_file(config, genesis_out, state)?;
     let genesis_s = t.elapsed().as_secs_f64();
     tracing::info!(
         "{}: genesis of {} accounts, root {} ({genesis_s:.1} s)",
@@ -117,7 +144,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         written,
         genesis_s,
         ..
-    } = generate(config, &args.out, &genesis_out)?;
+    } = generate_with(config, &args.out, &genesis_out, args.state_dir.as_deref())?;
     let secs = t.elapsed().as_secs_f64();
     if json {
         let line = serde_json::json!({
