@@ -455,26 +455,19 @@ pub fn verify(
         return Err(VerifyError::NoKeys);
     }
     let proof = witness.verkle_proof();
-    let mut stems = proven_stems(state_diff, proof.depth_extension_present())?;
     let commitments = proof.commitments_by_path();
-    let mut tree = ShapeBuilder::new(commitments.len());
-    for (stem_index, s) in stems.iter().enumerate() {
-        tree.add_stem(stem_index, s, state_diff)?;
-    }
-    let other_stems: Vec<[u8; STEM_LEN]> = proof.other_stems().iter().copied().collect();
-    let shape = tree.finish(&stems, &other_stems)?;
-    if shape.commitment_count != commitments.len() {
-        return Err(VerifyError::CommitmentCount {
-            expected: shape.commitment_count,
-            got: commitments.len(),
-        });
-    }
-
+    // The shape is serial work and decoding is parallel: one core rebuilds the shape while
+    // the other starts decoding. A shape error still wins over a decoding error.
+    let (shape, decoded) = join(
+        || rebuild_shape(state_diff, &proof),
+        || decode_points(pre_state_root, commitments, &proof),
+    );
+    let (mut stems, shape) = shape?;
     let DecodedPoints {
         elements,
         fields,
         multiproof,
-    } = decode_points(pre_state_root, commitments, &proof)?;
+    } = decoded?;
     let mut encoded: Vec<&[u8; 32]> = Vec::with_capacity(1 + commitments.len());
     encoded.push(pre_state_root);
     encoded.extend(commitments.iter());
@@ -512,6 +505,49 @@ pub fn verify(
         keys: proven_keys(state_diff),
         openings,
     })
+}
+
+/// `(a(), b())`, on two rayon tasks when the `parallel` feature is on.
+fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let ra = a();
+        (ra, b())
+    }
+}
+
+/// The stems and the shape of the proven tree from the state diff, the extension statuses
+/// and `other_stems`; checks that `commitments_by_path` has one commitment per node that
+/// takes one.
+fn rebuild_shape(
+    state_diff: StateDiff<'_>,
+    proof: &VerkleProof<'_>,
+) -> Result<(Vec<ProvenStem>, Shape), VerifyError> {
+    let stems = proven_stems(state_diff, proof.depth_extension_present())?;
+    let commitments = proof.commitments_by_path();
+    let mut tree = ShapeBuilder::new(commitments.len());
+    for (stem_index, s) in stems.iter().enumerate() {
+        tree.add_stem(stem_index, s, state_diff)?;
+    }
+    let other_stems: Vec<[u8; STEM_LEN]> = proof.other_stems().iter().copied().collect();
+    let shape = tree.finish(&stems, &other_stems)?;
+    if shape.commitment_count != commitments.len() {
+        return Err(VerifyError::CommitmentCount {
+            expected: shape.commitment_count,
+            got: commitments.len(),
+        });
+    }
+    Ok((stems, shape))
 }
 
 /// The stems with their depths and extension statuses; the leaf stem of absent-other stems
