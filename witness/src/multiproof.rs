@@ -132,6 +132,9 @@ const PARALLEL_HELPERS: usize = 4096;
 /// `Σ_i rⁱ·y_i/(t − z_i)`. `openings` lists each commitment's openings together, in
 /// non-decreasing commitment order.
 fn helper_scalars(openings: &[Opening], commitments: usize, r: &Fr, inv: &[Fr]) -> (Vec<Fr>, Fr) {
+    debug_assert!(openings
+        .windows(2)
+        .all(|w| matches!(w, [a, b] if a.commitment <= b.commitment)));
     let mut scalars = vec![Fr::zero(); commitments];
     #[cfg(feature = "parallel")]
     if openings.len() >= PARALLEL_HELPERS && rayon::current_num_threads() > 1 {

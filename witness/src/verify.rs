@@ -10,9 +10,11 @@
 //!
 //! Work is linear in the witness: the tree is a map keyed by path (at most 33 entries per
 //! stem). Every point — the root, each commitment, the proof's `D`, `L_i` and `R_i` — is
-//! decompressed once, all in one parallel pass; the commitments are mapped to the scalar
-//! field in one batch; and the transcript takes the commitments' bytes from the witness
-//! rather than re-encoding the points.
+//! decompressed once, all in one parallel pass (while the shape is rebuilt on another
+//! core); the commitments are mapped to the scalar field in one batch; the transcript takes
+//! the commitments' bytes from the witness rather than re-encoding the points; and the
+//! multiproof is checked over the decoded commitments by index, with no per-opening copy
+//! of a point (`crate::multiproof`).
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
