@@ -1,7 +1,8 @@
 //! `verify witness N openings` (issue #3): a light client's whole `witness::verify` (SSZ
 //! decode, canonical checks, point decoding, opening-set rebuild, multiproof check) of a
-//! witness our prover makes for random keys of a 100k-key tree, sized so that it holds at
-//! least N openings (the bench name gives the exact count). Keys as in `tree.rs`.
+//! witness our prover makes for random keys of a 100k-key tree, sized so that it holds about
+//! N openings (within 5 %; the bench name gives the exact count and the key count). Keys as
+//! in `tree.rs`.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use bytes::Bytes;
@@ -20,14 +21,52 @@ fn initial_key(i: u32) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// The SSZ witness for the first `k` keys, and its opening count.
-fn witness_for(tree: &mut Tree, root: &[u8; 32], k: u32) -> (Bytes, usize) {
+/// The SSZ witness for the first `k` keys, its opening count and its number of distinct
+/// commitments (the root and `commitments_by_path`).
+fn witness_for(tree: &mut Tree, root: &[u8; 32], k: u32) -> (Bytes, usize, usize) {
     let keys: Vec<[u8; 32]> = (0..k).map(initial_key).collect();
     let w = tree.prove(&keys).unwrap();
     let ssz = Bytes::from(w.to_ssz().unwrap());
     let view = ExecutionWitness::from_ssz(ssz.clone()).unwrap();
-    let openings = witness::verify(root, &view).unwrap().opening_count();
-    (ssz, openings)
+    let verified = witness::verify(root, &view).unwrap();
+    let commitments = 1 + view.verkle_proof().commitments_by_path().len();
+    (ssz, verified.opening_count(), commitments)
+}
+
+/// The witness whose opening count is nearest `n` (within 5 % when the key count allows):
+/// the key count doubles until the witness holds at least `n` openings, then an
+/// interpolation search narrows the bracket. Returns the key count, the SSZ, the openings
+/// and the commitments.
+fn sized_witness(tree: &mut Tree, root: &[u8; 32], n: usize) -> (u32, Bytes, usize, usize) {
+    let mut count = |k: u32| {
+        let (ssz, openings, commitments) = witness_for(tree, root, k);
+        (k, ssz, openings, commitments)
+    };
+    let close = |openings: usize| openings.abs_diff(n) * 20 <= n;
+    let mut lo = count(1);
+    let mut hi = count(64);
+    while hi.2 < n {
+        let k = hi.0 * 2;
+        lo = hi;
+        hi = count(k);
+    }
+    while !close(lo.2) && !close(hi.2) && hi.0 - lo.0 > 1 {
+        // Openings grow about linearly with keys: aim at n, stay strictly inside.
+        let span = (hi.2 - lo.2).max(1) as u64;
+        let step = (u64::from(hi.0 - lo.0) * (n - lo.2) as u64 / span) as u32;
+        let mid = count((lo.0 + step).clamp(lo.0 + 1, hi.0 - 1));
+        if mid.2 < n {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let best = if n.abs_diff(lo.2) < hi.2.abs_diff(n) {
+        lo
+    } else {
+        hi
+    };
+    (best.0, best.1, best.2, best.3)
 }
 
 fn verify_openings(c: &mut Criterion) {
@@ -50,27 +89,14 @@ fn verify_openings(c: &mut Criterion) {
     let mut g = c.benchmark_group("verify witness N openings");
     g.sample_size(10);
     for n in targets {
-        // Double the key count until the witness holds n openings, then interpolate once.
-        let (mut lo, mut hi) = ((0u32, 0usize), (64u32, witness_for(&mut tree, &root, 64).1));
-        while hi.1 < n {
-            lo = hi;
-            let k = hi.0 * 2;
-            hi = (k, witness_for(&mut tree, &root, k).1);
-        }
-        let span = (hi.1 - lo.1).max(1) as u64;
-        let guess = lo.0 + ((u64::from(hi.0 - lo.0) * (n - lo.1) as u64).div_ceil(span)) as u32;
-        let keys = if witness_for(&mut tree, &root, guess).1 >= n {
-            guess
-        } else {
-            hi.0
-        };
-        let hi = keys;
-        let (ssz, openings) = witness_for(&mut tree, &root, hi);
+        let (keys, ssz, openings, commitments) = sized_witness(&mut tree, &root, n);
         eprintln!(
-            "N = {n}: {hi} keys, {openings} openings, {} bytes of SSZ",
+            "N = {n}: {keys} keys, {openings} openings of {commitments} commitments \
+             ({:.2} openings per commitment), {} bytes of SSZ",
+            openings as f64 / commitments as f64,
             ssz.len()
         );
-        g.bench_function(format!("{n} ({openings} openings, {hi} keys)"), |b| {
+        g.bench_function(format!("{n} ({openings} openings, {keys} keys)"), |b| {
             b.iter(|| {
                 let view = ExecutionWitness::from_ssz(ssz.clone()).unwrap();
                 witness::verify(&root, &view).unwrap()

@@ -64,6 +64,7 @@ mod field;
 pub mod fractional;
 pub mod fuzz;
 mod json;
+mod multiproof;
 mod owned;
 mod post_state;
 pub mod preset;

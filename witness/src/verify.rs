@@ -10,9 +10,11 @@
 //!
 //! Work is linear in the witness: the tree is a map keyed by path (at most 33 entries per
 //! stem). Every point — the root, each commitment, the proof's `D`, `L_i` and `R_i` — is
-//! decompressed once, all in one parallel pass; the commitments are mapped to the scalar
-//! field in one batch; and the transcript takes the commitments' bytes from the witness
-//! rather than re-encoding the points.
+//! decompressed once, all in one parallel pass (while the shape is rebuilt on another
+//! core); the commitments are mapped to the scalar field in one batch; the transcript takes
+//! the commitments' bytes from the witness rather than re-encoding the points; and the
+//! multiproof is checked over the decoded commitments by index, with no per-opening copy
+//! of a point (`crate::multiproof`).
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
@@ -20,13 +22,14 @@ use std::fmt;
 
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_from_le_bytes_canonical, DecodeError, Element, Fr};
-use ipa::{Crs, MultiProof, ProofDecodeError, Transcript, VerifierQuery, IPA_ROUNDS};
+use ipa::{MultiProof, ProofDecodeError, IPA_ROUNDS};
 
 use crate::canonical::check_canonical;
 use crate::error::CanonicalError;
 use crate::execution_witness::ExecutionWitness;
 use crate::field::map_to_scalar_field_into;
 pub(crate) use crate::field::{stem_field, value_halves};
+use crate::multiproof::{verify_openings, Opening};
 use crate::preset::{
     EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT, IPA_PROOF_DEPTH, STEM_LEN,
 };
@@ -454,45 +457,38 @@ pub fn verify(
         return Err(VerifyError::NoKeys);
     }
     let proof = witness.verkle_proof();
-    let mut stems = proven_stems(state_diff, proof.depth_extension_present())?;
     let commitments = proof.commitments_by_path();
-    let mut tree = ShapeBuilder::new(commitments.len());
-    for (stem_index, s) in stems.iter().enumerate() {
-        tree.add_stem(stem_index, s, state_diff)?;
-    }
-    let other_stems: Vec<[u8; STEM_LEN]> = proof.other_stems().iter().copied().collect();
-    let shape = tree.finish(&stems, &other_stems)?;
-    if shape.commitment_count != commitments.len() {
-        return Err(VerifyError::CommitmentCount {
-            expected: shape.commitment_count,
-            got: commitments.len(),
-        });
-    }
-
+    // The shape is serial work and decoding is parallel: one core rebuilds the shape while
+    // the other starts decoding. A shape error still wins over a decoding error.
+    let (shape, decoded) = join(
+        || rebuild_shape(state_diff, &proof),
+        || decode_points(pre_state_root, commitments, &proof),
+    );
+    let (mut stems, shape) = shape?;
     let DecodedPoints {
         elements,
         fields,
         multiproof,
-    } = decode_points(pre_state_root, commitments, &proof)?;
+    } = decoded?;
     let mut encoded: Vec<&[u8; 32]> = Vec::with_capacity(1 + commitments.len());
     encoded.push(pre_state_root);
     encoded.extend(commitments.iter());
 
     let tree_elements = elements.get(PROOF_POINTS..).unwrap_or(&[]);
     let tree_fields = fields.get(PROOF_POINTS..).unwrap_or(&[]);
-    let nodes = shape.into_nodes(tree_elements, tree_fields)?;
-    let (queries, query_encodings) = openings(&nodes, state_diff, &encoded);
-    let openings = queries.len();
-    multiproof
-        .verify_encoded(
-            Crs::eip6800(),
-            &mut Transcript::new(TRANSCRIPT_LABEL),
-            &queries,
-            &query_encodings,
-        )
-        .map_err(|_| VerifyError::ProofRejected)?;
+    let (nodes, meta) = shape.into_nodes(tree_elements, tree_fields)?;
+    let openings = openings(&nodes, &meta, state_diff);
+    if !verify_openings(
+        &multiproof,
+        TRANSCRIPT_LABEL,
+        tree_elements,
+        &encoded,
+        &openings,
+    ) {
+        return Err(VerifyError::ProofRejected);
+    }
+    let openings = openings.len();
 
-    let nodes: Vec<ProvenNode> = nodes.into_iter().map(|n| n.node).collect();
     for s in stems
         .iter_mut()
         .filter(|s| s.status == ExtensionStatus::AbsentOther)
@@ -511,6 +507,49 @@ pub fn verify(
         keys: proven_keys(state_diff),
         openings,
     })
+}
+
+/// `(a(), b())`, on two rayon tasks when the `parallel` feature is on.
+fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let ra = a();
+        (ra, b())
+    }
+}
+
+/// The stems and the shape of the proven tree from the state diff, the extension statuses
+/// and `other_stems`; checks that `commitments_by_path` has one commitment per node that
+/// takes one.
+fn rebuild_shape(
+    state_diff: StateDiff<'_>,
+    proof: &VerkleProof<'_>,
+) -> Result<(Vec<ProvenStem>, Shape), VerifyError> {
+    let stems = proven_stems(state_diff, proof.depth_extension_present())?;
+    let commitments = proof.commitments_by_path();
+    let mut tree = ShapeBuilder::new(commitments.len());
+    for (stem_index, s) in stems.iter().enumerate() {
+        tree.add_stem(stem_index, s, state_diff)?;
+    }
+    let other_stems: Vec<[u8; STEM_LEN]> = proof.other_stems().iter().copied().collect();
+    let shape = tree.finish(&stems, &other_stems)?;
+    if shape.commitment_count != commitments.len() {
+        return Err(VerifyError::CommitmentCount {
+            expected: shape.commitment_count,
+            got: commitments.len(),
+        });
+    }
+    Ok((stems, shape))
 }
 
 /// The stems with their depths and extension statuses; the leaf stem of absent-other stems
@@ -633,12 +672,11 @@ struct Shape {
     commitment_count: usize,
 }
 
-/// A node with its draft (for the openings) and its final form.
-struct BuiltNode {
+/// What the openings need of a node besides its [`ProvenNode`].
+struct NodeMeta {
     draft: Draft,
-    node: ProvenNode,
     /// Index into the commitment list (0 = root), `None` for an empty slot.
-    commitment_index: Option<usize>,
+    commitment_index: Option<u32>,
 }
 
 fn path_of(stem: &[u8; STEM_LEN], depth: usize) -> Option<NodePath> {
@@ -856,14 +894,16 @@ impl ShapeBuilder {
 
 impl Shape {
     /// Pairs each node with its commitment: the root takes `elements[0]`, the other nodes
-    /// (empty slots excepted) take the next ones in path order.
+    /// (empty slots excepted) take the next ones in path order. Returns the nodes and, for
+    /// each, its draft and commitment index.
     fn into_nodes(
         self,
         elements: &[Element],
         fields: &[Fr],
-    ) -> Result<Vec<BuiltNode>, VerifyError> {
+    ) -> Result<(Vec<ProvenNode>, Vec<NodeMeta>), VerifyError> {
         let mut next = 0usize;
-        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        let mut meta = Vec::with_capacity(self.nodes.len());
         let count_error = || VerifyError::CommitmentCount {
             expected: self.commitment_count,
             got: elements.len().saturating_sub(1),
@@ -874,31 +914,33 @@ impl Shape {
             } else {
                 let i = next;
                 next += 1;
-                let (Some(c), Some(f)) = (elements.get(i), fields.get(i)) else {
+                let (Some(c), Some(f), Ok(index)) =
+                    (elements.get(i), fields.get(i), u32::try_from(i))
+                else {
                     return Err(count_error());
                 };
-                (Some(i), *c, *f)
+                (Some(index), *c, *f)
             };
             let leaf_stem = match draft {
                 Draft::Leaf { stem, .. } => *stem,
                 _ => None,
             };
-            out.push(BuiltNode {
+            nodes.push(ProvenNode {
+                path: *path,
+                kind: draft.kind(),
+                leaf_stem,
+                commitment,
+                field,
+            });
+            meta.push(NodeMeta {
                 draft: *draft,
-                node: ProvenNode {
-                    path: *path,
-                    kind: draft.kind(),
-                    leaf_stem,
-                    commitment,
-                    field,
-                },
                 commitment_index,
             });
         }
         if next != elements.len() {
             return Err(count_error());
         }
-        Ok(out)
+        Ok((nodes, meta))
     }
 }
 
@@ -1070,57 +1112,47 @@ pub(crate) fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
     fields
 }
 
-/// The openings in `(path, z)` order, with the encoding of each one's commitment.
+/// The openings in `(path, z)` order: each node's together, commitment indices ascending.
 ///
 /// One pass over the nodes in path order (a pre-order walk of the proven tree), with no
 /// lookups by path: an internal node's openings are written with a placeholder value, and
 /// each child fills its parent's next one when the walk reaches it (the children come in
 /// the same order as the parent's opened indices). A leaf's suffix trees are the one or two
 /// nodes right after it.
-fn openings(
-    nodes: &[BuiltNode],
-    state_diff: StateDiff<'_>,
-    encoded: &[&[u8; 32]],
-) -> (Vec<VerifierQuery>, Vec<[u8; 32]>) {
-    let capacity = nodes
+fn openings(nodes: &[ProvenNode], meta: &[NodeMeta], state_diff: StateDiff<'_>) -> Vec<Opening> {
+    let capacity = meta
         .iter()
-        .map(|n| match n.draft {
+        .map(|m| match m.draft {
             Draft::Internal { children } => children.len(),
             Draft::Leaf { .. } => 4,
             _ => 0,
         })
         .sum::<usize>()
         + 2 * state_diff.suffix_diff_count();
-    let mut queries = Vec::with_capacity(capacity);
-    let mut encodings = Vec::with_capacity(capacity);
+    let mut out = Vec::with_capacity(capacity);
     // The internal nodes on the path to the current node: (depth, index of the next of its
     // openings that waits for a child's value, one past its last opening).
     let mut ancestors: Vec<(usize, usize, usize)> = Vec::with_capacity(MAX_PATH_LEN);
-    for (i, n) in nodes.iter().enumerate() {
-        let depth = n.node.path.len();
-        if !matches!(n.draft, Draft::SuffixTree { .. }) && depth > 0 {
+    for (i, (n, m)) in nodes.iter().zip(meta).enumerate() {
+        let depth = n.path.len();
+        if !matches!(m.draft, Draft::SuffixTree { .. }) && depth > 0 {
             while ancestors.last().is_some_and(|&(d, _, _)| d >= depth) {
                 ancestors.pop();
             }
-            fill_parent_opening(&mut queries, &mut ancestors, n, depth);
+            fill_parent_opening(&mut out, &mut ancestors, n, depth);
         }
-        let Some(ci) = n.commitment_index else {
+        let Some(commitment) = m.commitment_index else {
             continue;
         };
-        let Some(&&enc) = encoded.get(ci) else {
-            continue;
-        };
-        let commitment = n.node.commitment;
-        let first = queries.len();
+        let first = out.len();
         let mut open = |point: u8, result: Fr| {
-            queries.push(VerifierQuery {
+            out.push(Opening {
                 commitment,
                 point,
                 result,
             });
-            encodings.push(enc);
         };
-        match n.draft {
+        match m.draft {
             Draft::Internal { children } => {
                 for z in children.iter() {
                     // Filled in by the child; an empty slot's field is 0.
@@ -1136,14 +1168,14 @@ fn openings(
                 let mut next = following.next();
                 for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
                     let Some(c) = next else { break };
-                    if Some(c.node.path) == n.node.path.child(byte) {
-                        open(byte, c.node.field);
+                    if Some(c.path) == n.path.child(byte) {
+                        open(byte, c.field);
                         next = following.next();
                     }
                 }
             }
             Draft::SuffixTree { stem_index } => {
-                let half_is_c2 = n.node.path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
+                let half_is_c2 = n.path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
                 let Some(s) = state_diff.get(stem_index) else {
                     continue;
                 };
@@ -1160,29 +1192,29 @@ fn openings(
             Draft::Empty => {}
         }
     }
-    (queries, encodings)
+    out
 }
 
 /// Writes the field of `n` (at `depth` ≥ 1, not a suffix tree) into its parent's opening at
 /// `n`'s index: the next waiting opening of the innermost ancestor, which is the parent.
 fn fill_parent_opening(
-    queries: &mut [VerifierQuery],
+    openings: &mut [Opening],
     ancestors: &mut [(usize, usize, usize)],
-    n: &BuiltNode,
+    n: &ProvenNode,
     depth: usize,
 ) {
     let Some((parent_depth, next, end)) = ancestors.last_mut() else {
         return;
     };
-    let index = n.node.path.as_bytes().last().copied();
+    let index = n.path.as_bytes().last().copied();
     if *parent_depth + 1 != depth || *next >= *end {
         return;
     }
-    if let Some(q) = queries.get_mut(*next) {
+    if let Some(o) = openings.get_mut(*next) {
         // The shape gives every opened index exactly one child node, in index order.
-        debug_assert_eq!(Some(q.point), index);
-        if Some(q.point) == index {
-            q.result = n.node.field;
+        debug_assert_eq!(Some(o.point), index);
+        if Some(o.point) == index {
+            o.result = n.field;
             *next += 1;
         }
     }
