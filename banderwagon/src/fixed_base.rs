@@ -63,6 +63,58 @@ pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &
     }
 }
 
+/// Signed base-2^w digits of a 128-bit integer, least significant first, stopping after
+/// the last non-zero digit (at most `num_windows`, which covers 253 bits).
+pub(crate) fn signed_digits_u128(value: u128, window: u32, num_windows: usize, out: &mut Vec<i32>) {
+    out.clear();
+    let w = window as usize;
+    let mask = (1u128 << w) - 1;
+    let half = 1i64 << (w - 1);
+    let full = 1i64 << w;
+    let mut rest = value;
+    let mut carry = 0i64;
+    for _ in 0..num_windows {
+        if rest == 0 && carry == 0 {
+            break;
+        }
+        let mut v = (rest & mask) as i64 + carry;
+        rest >>= w;
+        if v > half {
+            v -= full;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        out.push(v as i32);
+    }
+}
+
+/// Table positions of some fixed-base products, resolved before any addition (see
+/// [`FixedBaseTable::lookup`]); reusable across calls to avoid allocations.
+#[derive(Clone, Debug, Default)]
+pub struct Lookups {
+    /// `(position in the table, negated)` per non-zero digit.
+    entries: Vec<(u32, bool)>,
+    digits: Vec<i32>,
+}
+
+impl Lookups {
+    /// Forgets all positions (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// How many table entries (additions) are pending.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no entry is pending.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 impl FixedBaseTable {
     /// Builds tables with window `window` bits (2..=20) for each base.
     pub fn new(bases: &[Element], window: u32) -> Self {
@@ -143,20 +195,79 @@ impl FixedBaseTable {
 
     /// Adds `scalar·B_index` into `acc`. Panics if `index >= num_bases()`: indices come from
     /// the caller's fixed layout, never from input.
+    ///
+    /// The table entries are resolved and touched before the first addition, so that
+    /// their cache misses overlap instead of stalling one addition each.
     pub fn accumulate(&self, acc: &mut Element, index: usize, scalar: &Fr, digits: &mut Vec<i32>) {
         signed_digits(scalar, self.window, self.num_windows, digits);
         let per_window = self.per_window();
         let base_off = index * self.num_windows * per_window;
+        let positions = digits
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d != 0)
+            .map(|(j, &d)| {
+                (
+                    base_off + j * per_window + d.unsigned_abs() as usize - 1,
+                    d < 0,
+                )
+            });
+        let mut fold = 0u64;
+        for (pos, _) in positions.clone() {
+            let p = &self.points[pos];
+            fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
+        }
+        std::hint::black_box(fold);
+        for (pos, negative) in positions {
+            add_signed(&mut acc.0, &self.points[pos], negative);
+        }
+    }
+
+    /// Appends the table positions of `scalar·B_index` to `out`; no arithmetic yet (see
+    /// [`FixedBaseTable::add_lookups`]). Panics if `index >= num_bases()`.
+    pub fn lookup(&self, index: usize, scalar: &Fr, out: &mut Lookups) {
+        signed_digits(scalar, self.window, self.num_windows, &mut out.digits);
+        let digits = std::mem::take(&mut out.digits);
+        self.push_digits(index, &digits, out);
+        out.digits = digits;
+    }
+
+    /// [`FixedBaseTable::lookup`] for a scalar below 2¹²⁸ given as an integer (a 16-byte
+    /// chunk of a Pedersen hash input): no conversion to and from Montgomery form.
+    pub fn lookup_u128(&self, index: usize, value: u128, out: &mut Lookups) {
+        signed_digits_u128(value, self.window, self.num_windows, &mut out.digits);
+        let digits = std::mem::take(&mut out.digits);
+        self.push_digits(index, &digits, out);
+        out.digits = digits;
+    }
+
+    fn push_digits(&self, index: usize, digits: &[i32], out: &mut Lookups) {
+        let per_window = self.per_window();
+        let base_off = index * self.num_windows * per_window;
+        assert!(index < self.num_bases(), "base index {index} out of range");
         for (j, &d) in digits.iter().enumerate() {
             if d == 0 {
                 continue;
             }
             let k = d.unsigned_abs() as usize - 1;
-            add_signed(
-                &mut acc.0,
-                &self.points[base_off + j * per_window + k],
-                d < 0,
-            );
+            out.entries
+                .push(((base_off + j * per_window + k) as u32, d < 0));
+        }
+    }
+
+    /// Adds the looked-up multiples into `acc`: first one read of each entry's two cache
+    /// lines (independent loads, so their misses overlap), then the additions. Panics if
+    /// `lookups` came from a larger table.
+    pub fn add_lookups(&self, acc: &mut Element, lookups: &Lookups) {
+        // Touch: the first word of x and the last word of d·x·y span an entry's lines.
+        let mut fold = 0u64;
+        for &(pos, _) in &lookups.entries {
+            let p = &self.points[pos as usize];
+            fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
+        }
+        std::hint::black_box(fold);
+        for &(pos, negative) in &lookups.entries {
+            add_signed(&mut acc.0, &self.points[pos as usize], negative);
         }
     }
 
@@ -205,6 +316,53 @@ mod tests {
                 assert_eq!(acc, s, "w={w}");
             }
         }
+    }
+
+    #[test]
+    fn u128_digits_recompose() {
+        let mut rng = rand::thread_rng();
+        let mut values = vec![0u128, 1, u128::MAX, u128::MAX - 1, 1 << 127, (1 << 127) - 1];
+        values.extend((0..200).map(|_| rand::Rng::gen::<u128>(&mut rng)));
+        for w in [2u32, 5, 8, 13, 16] {
+            let nw = (253 + w as usize) / w as usize;
+            let mut d = Vec::new();
+            let mut from_fr = Vec::new();
+            for &v in &values {
+                signed_digits_u128(v, w, nw, &mut d);
+                signed_digits(&Fr::from(v), w, nw, &mut from_fr);
+                // The same digits, without the trailing zeros.
+                assert!(d.len() <= nw);
+                assert_eq!(d[..], from_fr[..d.len()], "w={w} v={v}");
+                assert!(from_fr[d.len()..].iter().all(|x| *x == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn lookups_match_scalar_mul() {
+        let mut rng = rand::thread_rng();
+        let bases: Vec<Element> = (0..3)
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        let t = FixedBaseTable::new(&bases, 13);
+        let mut l = Lookups::default();
+        assert!(l.is_empty());
+        let start = Element::generator() * Fr::rand(&mut rng);
+        let a = Fr::rand(&mut rng);
+        let b: u128 = rand::Rng::gen(&mut rng);
+        t.lookup(0, &a, &mut l);
+        t.lookup_u128(2, b, &mut l);
+        t.lookup_u128(1, 0, &mut l);
+        assert!(!l.is_empty());
+        let mut acc = start;
+        t.add_lookups(&mut acc, &l);
+        assert_eq!(acc, start + bases[0] * a + bases[2] * Fr::from(b));
+        l.clear();
+        assert_eq!(l.len(), 0);
+        t.lookup_u128(1, u128::MAX, &mut l);
+        let mut acc = Element::identity();
+        t.add_lookups(&mut acc, &l);
+        assert_eq!(acc, bases[1] * Fr::from(u128::MAX));
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod scalar;
 mod sqrt;
 
 pub use element::{DecodeError, Element};
-pub use fixed_base::FixedBaseTable;
+pub use fixed_base::{FixedBaseTable, Lookups};
 pub use fixed_base_msm::FixedBaseMsm;
 pub use inverse::{fq_inverse, fr_inverse};
 pub use msm::{multi_scalar_mul, vartime_multi_scalar_mul_affine, vartime_straus};

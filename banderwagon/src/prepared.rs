@@ -58,27 +58,27 @@ pub(crate) fn add_prepared(acc: &mut EdwardsProjective, p: &PreparedPoint) {
     let c = acc.t * p.dt;
     let d = acc.z;
     let e = (acc.x + acc.y) * (p.x + p.y) - a - b;
-    let f = d - c;
-    let g = d + c;
-    let h = b - mul_by_a(a);
-    acc.x = e * f;
-    acc.y = g * h;
-    acc.t = e * h;
-    acc.z = f * g;
+    finish(acc, d, c, e, b - mul_by_a(a));
 }
 
 /// `acc −= p` (8 multiplications).
 #[inline(always)]
 pub(crate) fn sub_prepared(acc: &mut EdwardsProjective, p: &PreparedPoint) {
-    // −p = (−x, y, −d·x·y).
-    let a = -(acc.x * p.x);
+    // −p = (−x, y, −d·x·y): the products with x and d·x·y change sign.
+    let a = acc.x * p.x;
     let b = acc.y * p.y;
-    let c = -(acc.t * p.dt);
+    let c = acc.t * p.dt;
     let d = acc.z;
-    let e = (acc.x + acc.y) * (p.y - p.x) - a - b;
+    // e = X·y − Y·x = (X + Y)(y − x) + X·x − Y·y.
+    let e = (acc.x + acc.y) * (p.y - p.x) + a - b;
+    finish(acc, d, -c, e, b + mul_by_a(a));
+}
+
+/// The four output products of the HWCD addition, from `D = Z`, `C`, `E` and `H`.
+#[inline(always)]
+fn finish(acc: &mut EdwardsProjective, d: Fq, c: Fq, e: Fq, h: Fq) {
     let f = d - c;
     let g = d + c;
-    let h = b - mul_by_a(a);
     acc.x = e * f;
     acc.y = g * h;
     acc.t = e * h;

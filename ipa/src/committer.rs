@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use ark_ff::Zero;
-use banderwagon::{Element, FixedBaseMsm, FixedBaseTable, Fr};
+use banderwagon::{Element, FixedBaseMsm, FixedBaseTable, Fr, Lookups};
 
 use crate::crs::Crs;
 
@@ -109,34 +109,40 @@ impl Committer {
     }
 
     fn commit_range(&self, values: &[Fr], from: usize, to: usize) -> Element {
-        let mut acc = Element::identity();
-        let mut digits = Vec::with_capacity(40);
+        let mut split = SplitLookups::default();
         for i in from..to {
             let v = &values[i];
-            if v.is_zero() {
-                continue;
-            }
-            if i < FAST_BASES {
-                self.fast.accumulate(&mut acc, i, v, &mut digits);
-            } else {
-                self.all.accumulate(&mut acc, i, v, &mut digits);
+            if !v.is_zero() {
+                split.push(self, i, v);
             }
         }
-        acc
+        split.sum(self, Element::identity())
     }
 
     /// `Σ value·G_index` over sparse `(index, value)` pairs (indices below the width).
+    ///
+    /// All table entries are resolved and touched before the first addition, so their
+    /// cache misses overlap.
     pub fn commit_sparse(&self, terms: &[(usize, Fr)]) -> Element {
-        let mut acc = Element::identity();
-        let mut digits = Vec::with_capacity(40);
+        let mut split = SplitLookups::default();
+        for (i, v) in terms {
+            split.push(self, *i, v);
+        }
+        split.sum(self, Element::identity())
+    }
+
+    /// `start + Σ value·G_index` for values below 2¹²⁸ given as integers (the 16-byte
+    /// chunks of a Pedersen hash input; indices below the width).
+    pub fn add_u128_terms(&self, start: Element, terms: &[(usize, u128)]) -> Element {
+        let mut split = SplitLookups::default();
         for (i, v) in terms {
             if *i < FAST_BASES {
-                self.fast.accumulate(&mut acc, *i, v, &mut digits);
+                self.fast.lookup_u128(*i, *v, &mut split.fast);
             } else {
-                self.all.accumulate(&mut acc, *i, v, &mut digits);
+                self.all.lookup_u128(*i, *v, &mut split.all);
             }
         }
-        acc
+        split.sum(self, start)
     }
 
     /// `Σ scalars[i]·B_i` over the 257 bases `G_0..G_255, Q` (used by the IPA prover).
@@ -163,5 +169,29 @@ impl Committer {
         }
         #[cfg(not(feature = "parallel"))]
         vectors.iter().map(|v| self.commit(v)).collect()
+    }
+}
+
+/// Table positions of a sum's terms, per table.
+#[derive(Default)]
+struct SplitLookups {
+    fast: Lookups,
+    all: Lookups,
+}
+
+impl SplitLookups {
+    fn push(&mut self, committer: &Committer, index: usize, value: &Fr) {
+        if index < FAST_BASES {
+            committer.fast.lookup(index, value, &mut self.fast);
+        } else {
+            committer.all.lookup(index, value, &mut self.all);
+        }
+    }
+
+    fn sum(&self, committer: &Committer, start: Element) -> Element {
+        let mut acc = start;
+        committer.fast.add_lookups(&mut acc, &self.fast);
+        committer.all.add_lookups(&mut acc, &self.all);
+        acc
     }
 }

@@ -15,9 +15,23 @@ use crate::committer::Committer;
 pub const MAX_PEDERSEN_INPUT: usize = 255 * 16;
 
 fn chunk(bytes: &[u8]) -> Fr {
+    Fr::from(chunk_u128(bytes))
+}
+
+/// A little-endian chunk of up to 16 bytes as an integer.
+fn chunk_u128(bytes: &[u8]) -> u128 {
     let mut w = [0u8; 16];
-    w[..bytes.len()].copy_from_slice(bytes);
-    Fr::from(u128::from_le_bytes(w))
+    let n = bytes.len().min(16);
+    w[..n].copy_from_slice(&bytes[..n]);
+    u128::from_le_bytes(w)
+}
+
+/// The two 16-byte chunks of a 32-byte half of a 64-byte input, as `(generator, value)`.
+fn chunk_terms(first_generator: usize, half: &[u8; 32]) -> [(usize, u128); 2] {
+    [
+        (first_generator, chunk_u128(&half[..16])),
+        (first_generator + 1, chunk_u128(&half[16..])),
+    ]
 }
 
 /// The Pedersen hash of up to [`MAX_PEDERSEN_INPUT`] bytes, or `None` if longer.
@@ -42,13 +56,11 @@ fn header_term(committer: &Committer) -> Element {
 
 /// The Pedersen hash of 64 bytes (`hash64`).
 pub fn hash64(committer: &Committer, input: &[u8; 64]) -> [u8; 32] {
-    let mut acc = header_term(committer);
-    let terms: Vec<(usize, Fr)> = input
-        .chunks(16)
-        .enumerate()
-        .map(|(i, c)| (i + 1, chunk(c)))
-        .collect();
-    acc += committer.commit_sparse(&terms);
+    let terms: [(usize, u128); 4] = std::array::from_fn(|i| {
+        let c = input.get(16 * i..16 * (i + 1)).unwrap_or(&[]);
+        (i + 1, chunk_u128(c))
+    });
+    let acc = committer.add_u128_terms(header_term(committer), &terms);
     fr_to_le_bytes(&acc.map_to_scalar_field())
 }
 
@@ -74,18 +86,15 @@ pub struct AddressHasher<'c> {
 impl<'c> AddressHasher<'c> {
     /// Precomputes `16386·G0 + addr_lo·G1 + addr_hi·G2`.
     pub fn new(committer: &'c Committer, address: &[u8; 32]) -> Self {
-        let mut partial = header_term(committer);
-        partial +=
-            committer.commit_sparse(&[(1, chunk(&address[..16])), (2, chunk(&address[16..]))]);
+        let partial = committer.add_u128_terms(header_term(committer), &chunk_terms(1, address));
         AddressHasher { committer, partial }
     }
 
     /// The stem (31 bytes) for `tree_index` (little-endian 256-bit).
     pub fn stem(&self, tree_index: &[u8; 32]) -> [u8; 31] {
-        let mut acc = self.partial;
-        let lo = chunk(&tree_index[..16]);
-        let hi = chunk(&tree_index[16..]);
-        acc += self.committer.commit_sparse(&[(3, lo), (4, hi)]);
+        let acc = self
+            .committer
+            .add_u128_terms(self.partial, &chunk_terms(3, tree_index));
         let h = fr_to_le_bytes(&acc.map_to_scalar_field());
         let mut stem = [0u8; 31];
         stem.copy_from_slice(&h[..31]);
@@ -98,5 +107,50 @@ impl<'c> AddressHasher<'c> {
         key[..31].copy_from_slice(&self.stem(tree_index));
         key[31] = sub_index;
         key
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    #[test]
+    fn fast_paths_match_generic_hash() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut inputs: Vec<[u8; 64]> = vec![[0u8; 64], [0xff; 64]];
+        inputs.extend((0..40).map(|_| std::array::from_fn(|_| rng.gen())));
+        for input in &inputs {
+            let want = pedersen_hash(committer, input);
+            assert_eq!(Some(hash64(committer, input)), want);
+            let address: [u8; 32] = std::array::from_fn(|i| input[i]);
+            let index: [u8; 32] = std::array::from_fn(|i| input[32 + i]);
+            let key = get_tree_key(committer, &address, &index, 9);
+            let want = want.unwrap_or_default();
+            assert_eq!(key[..31], want[..31]);
+            assert_eq!(key[31], 9);
+        }
+    }
+
+    #[test]
+    fn commit_sparse_matches_commit() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(12);
+        let terms: Vec<(usize, Fr)> = [0usize, 3, 4, 5, 100, 255]
+            .iter()
+            .map(|&i| (i, Fr::from(rng.gen::<u128>()) * Fr::from(rng.gen::<u128>())))
+            .collect();
+        let mut dense = vec![Fr::from(0u64); 256];
+        for (i, v) in &terms {
+            dense[*i] = *v;
+        }
+        assert_eq!(committer.commit_sparse(&terms), committer.commit(&dense));
+        let start = committer.scalar_mul(7, &Fr::from(5u64));
+        let small: Vec<(usize, u128)> = vec![(1, u128::MAX), (4, 3), (200, 1 << 100), (2, 0)];
+        let expect = small.iter().fold(start, |acc, (i, v)| {
+            acc + committer.scalar_mul(*i, &Fr::from(*v))
+        });
+        assert_eq!(committer.add_u128_terms(start, &small), expect);
     }
 }
