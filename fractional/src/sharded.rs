@@ -478,7 +478,12 @@ impl ShardedTree {
             .collect::<Result<(), FractionalError>>()?;
         let update_us = micros(start);
 
+        // The touched shards are committed together: each phase of the commit (leaves,
+        // then each depth) is one batch over all of them.
         let start = Instant::now();
+        let mut trees: Vec<&mut ShardTree> = work.iter_mut().map(|(_, t, _)| &mut **t).collect();
+        verkle::tree::prefix::commit_many(&mut trees);
+        drop(trees);
         let results: Vec<Result<(u16, ShardTop), FractionalError>> = work
             .into_par_iter()
             .map(|(s, tree, _)| {
