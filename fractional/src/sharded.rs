@@ -142,6 +142,8 @@ pub struct ShardedTree {
     db: Option<RocksStore>,
     /// Shards changed since the last persist.
     unsaved: BTreeSet<u16>,
+    /// The report of the last successful [`ShardedTree::apply`].
+    last_apply: Option<ApplyReport>,
 }
 
 impl std::fmt::Debug for ShardedTree {
@@ -198,6 +200,7 @@ impl ShardedTree {
             meta: BTreeMap::new(),
             db: None,
             unsaved: BTreeSet::new(),
+            last_apply: None,
         }
     }
 
@@ -259,6 +262,7 @@ impl ShardedTree {
             meta: BTreeMap::new(),
             db: Some(db),
             unsaved: BTreeSet::new(),
+            last_apply: None,
         })
     }
 
@@ -502,16 +506,25 @@ impl ShardedTree {
             changed.push(s);
         }
         let commit_us = micros(start);
-        self.update_roots(&changed)
-            .map(|(coordinator_us, canonical_us)| ApplyReport {
-                writes: writes.len(),
-                shards_touched: changed.len(),
-                partition_us,
-                update_us,
-                commit_us,
-                coordinator_us,
-                canonical_us,
-            })
+        let (coordinator_us, canonical_us) = self.update_roots(&changed)?;
+        let report = ApplyReport {
+            writes: writes.len(),
+            shards_touched: changed.len(),
+            partition_us,
+            update_us,
+            commit_us,
+            coordinator_us,
+            canonical_us,
+        };
+        self.last_apply = Some(report);
+        Ok(report)
+    }
+
+    /// The report of the last successful [`ShardedTree::apply`] (`None` before the first):
+    /// for a caller that times `apply` as a whole, how that time splits into applying the
+    /// writes ([`ApplyReport::apply_us`]) and committing ([`ApplyReport::commitment_us`]).
+    pub fn last_apply(&self) -> Option<ApplyReport> {
+        self.last_apply
     }
 
     /// Moves both roots to the current tops of the shards `changed` (ascending); returns the
