@@ -436,9 +436,12 @@ impl ShardedTree {
     }
 
     /// Applies a block's writes (`Some` = set, `None` = delete; the last write of a key
-    /// wins): partitions them by shard, updates and commits the touched shards in parallel
-    /// (each shard's tree is its own; no lock is shared), then updates the coordinator root
-    /// (only the touched leaves' paths) and the canonical root (by deltas).
+    /// wins): partitions them by shard, updates the touched shards in parallel (each
+    /// shard's tree is its own; no lock is shared), commits them together (each phase of the
+    /// commit one parallel batch over all touched shards, see
+    /// [`verkle::tree::prefix::commit_many`]), then updates the coordinator root (only the
+    /// touched leaves' paths) and the canonical root (by deltas). The report gives each
+    /// phase's wall time.
     ///
     /// On error the touched shards may hold part of the block; drop the tree and reopen.
     pub fn apply(
