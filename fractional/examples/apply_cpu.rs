@@ -49,6 +49,8 @@ fn main() {
             ..fractional::ShardConfig::default()
         };
         let mut t = fractional::ShardedTree::open(&dir.join("sharded"), config).unwrap();
+        // Sums of the report's phases (wall, µs) and of the persists.
+        let mut phases = [0u64; 5];
         for _ in 0..blocks {
             let h = t.height().unwrap_or(0) + 1;
             let w = block(h, n);
@@ -56,8 +58,28 @@ fn main() {
             let r = t.apply(&w).unwrap();
             spent += cpu_ticks() - c;
             eprintln!("{r:?}");
+            let p = std::time::Instant::now();
             t.persist(h, &[]).unwrap();
+            let persist_us = p.elapsed().as_micros() as u64;
+            for (s, v) in phases.iter_mut().zip([
+                r.partition_us,
+                r.update_us,
+                r.commit_us,
+                r.canonical_us + r.coordinator_us,
+                persist_us,
+            ]) {
+                *s += v;
+            }
         }
+        let ms = |us: u64| us as f64 / 1e3 / blocks as f64;
+        println!(
+            "sharded wall per block: partition {:.1} ms, update {:.1} ms, commit {:.1} ms, roots {:.1} ms, persist {:.1} ms",
+            ms(phases[0]),
+            ms(phases[1]),
+            ms(phases[2]),
+            ms(phases[3]),
+            ms(phases[4])
+        );
     } else {
         let mut t = Tree::open_with(
             RocksStore::open(dir.join("single")).unwrap(),

@@ -82,7 +82,7 @@ fn decode_top(key: &[u8], v: &[u8]) -> Result<ShardTop, FractionalError> {
     })
 }
 
-/// What one [`ShardedTree::apply`] did, with per-phase wall-clock times.
+/// What one [`ShardedTree::apply`] did, with the wall-clock time of each phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ApplyReport {
     /// Writes in the block.
@@ -91,12 +91,29 @@ pub struct ApplyReport {
     pub shards_touched: usize,
     /// Partitioning the writes by shard, µs.
     pub partition_us: u64,
-    /// Updating and committing the touched shards (in parallel), µs.
-    pub shards_us: u64,
+    /// Applying the writes to the touched shards (reading their nodes from the store and
+    /// updating them, the shards in parallel), µs.
+    pub update_us: u64,
+    /// Committing the touched shards (in parallel), µs.
+    pub commit_us: u64,
     /// Updating the coordinator root, µs.
     pub coordinator_us: u64,
     /// Updating the canonical root, µs.
     pub canonical_us: u64,
+}
+
+impl ApplyReport {
+    /// Time spent applying the writes (partition and update), µs.
+    pub fn apply_us(&self) -> u64 {
+        self.partition_us.saturating_add(self.update_us)
+    }
+
+    /// Time spent on commitments (the shards' commit and both roots), µs.
+    pub fn commitment_us(&self) -> u64 {
+        self.commit_us
+            .saturating_add(self.coordinator_us)
+            .saturating_add(self.canonical_us)
+    }
 }
 
 /// A Verkle tree split into hypertrees by stem prefix, with a canonical EIP-6800 root and a
@@ -125,6 +142,8 @@ pub struct ShardedTree {
     db: Option<RocksStore>,
     /// Shards changed since the last persist.
     unsaved: BTreeSet<u16>,
+    /// The report of the last successful [`ShardedTree::apply`].
+    last_apply: Option<ApplyReport>,
 }
 
 impl std::fmt::Debug for ShardedTree {
@@ -181,6 +200,7 @@ impl ShardedTree {
             meta: BTreeMap::new(),
             db: None,
             unsaved: BTreeSet::new(),
+            last_apply: None,
         }
     }
 
@@ -242,6 +262,7 @@ impl ShardedTree {
             meta: BTreeMap::new(),
             db: Some(db),
             unsaved: BTreeSet::new(),
+            last_apply: None,
         })
     }
 
@@ -415,9 +436,12 @@ impl ShardedTree {
     }
 
     /// Applies a block's writes (`Some` = set, `None` = delete; the last write of a key
-    /// wins): partitions them by shard, updates and commits the touched shards in parallel
-    /// (each shard's tree is its own; no lock is shared), then updates the coordinator root
-    /// (only the touched leaves' paths) and the canonical root (by deltas).
+    /// wins): partitions them by shard, updates the touched shards in parallel (each
+    /// shard's tree is its own; no lock is shared), commits them together (each phase of the
+    /// commit one parallel batch over all touched shards, see
+    /// [`verkle::tree::prefix::commit_many`]), then updates the coordinator root (only the
+    /// touched leaves' paths) and the canonical root (by deltas). The report gives each
+    /// phase's wall time.
     ///
     /// On error the touched shards may hold part of the block; drop the tree and reopen.
     pub fn apply(
@@ -446,12 +470,33 @@ impl ShardedTree {
                 }
             }
         }
+        // Phase 1: load and update the touched shards; phase 2: commit them. Two parallel
+        // passes, so each phase's wall time is its own.
+        let updated: Vec<Result<(), FractionalError>> = work
+            .par_iter_mut()
+            .map(|(s, tree, w)| {
+                let shard = *s;
+                tree.apply(std::mem::take(w))
+                    .map_err(|source| FractionalError::Tree { shard, source })
+            })
+            .collect();
+        updated
+            .into_iter()
+            .collect::<Result<(), FractionalError>>()?;
+        let update_us = micros(start);
+
+        // The touched shards are committed together: each phase of the commit (leaves,
+        // then each depth) is one batch over all of them.
+        let start = Instant::now();
+        let mut trees: Vec<&mut ShardTree> = work.iter_mut().map(|(_, t, _)| &mut **t).collect();
+        verkle::tree::prefix::commit_many(&mut trees);
+        drop(trees);
         let results: Vec<Result<(u16, ShardTop), FractionalError>> = work
             .into_par_iter()
-            .map(|(s, tree, w)| {
-                let err = |source| FractionalError::Tree { shard: s, source };
-                tree.apply(w).map_err(err)?;
-                let top = tree.subtree_top(depth.prefix(s)).map_err(err)?;
+            .map(|(s, tree, _)| {
+                let top = tree
+                    .subtree_top(depth.prefix(s))
+                    .map_err(|source| FractionalError::Tree { shard: s, source })?;
                 Ok((s, shard_top(top)))
             })
             .collect();
@@ -463,16 +508,26 @@ impl ShardedTree {
             }
             changed.push(s);
         }
-        let shards_us = micros(start);
-        self.update_roots(&changed)
-            .map(|(coordinator_us, canonical_us)| ApplyReport {
-                writes: writes.len(),
-                shards_touched: changed.len(),
-                partition_us,
-                shards_us,
-                coordinator_us,
-                canonical_us,
-            })
+        let commit_us = micros(start);
+        let (coordinator_us, canonical_us) = self.update_roots(&changed)?;
+        let report = ApplyReport {
+            writes: writes.len(),
+            shards_touched: changed.len(),
+            partition_us,
+            update_us,
+            commit_us,
+            coordinator_us,
+            canonical_us,
+        };
+        self.last_apply = Some(report);
+        Ok(report)
+    }
+
+    /// The report of the last successful [`ShardedTree::apply`] (`None` before the first):
+    /// for a caller that times `apply` as a whole, how that time splits into applying the
+    /// writes ([`ApplyReport::apply_us`]) and committing ([`ApplyReport::commitment_us`]).
+    pub fn last_apply(&self) -> Option<ApplyReport> {
+        self.last_apply
     }
 
     /// Moves both roots to the current tops of the shards `changed` (ascending); returns the

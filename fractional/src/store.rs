@@ -90,6 +90,33 @@ impl NodeStore for ShardStore {
         }
     }
 
+    /// In RocksDB, the paths at or below the shard depth (all of them, in a prefetch past
+    /// the shard's top) are read with one `MultiGet`; the few above it one by one.
+    fn get_many(&self, paths: &[NodePath]) -> Vec<Result<Option<Vec<u8>>, RocksError>> {
+        let ShardStore::Rocks { db, depth, .. } = self else {
+            return paths.iter().map(|p| self.get(p)).collect();
+        };
+        if paths.iter().all(|p| p.len() >= *depth) {
+            return db.get_nodes(paths.iter().map(NodePath::as_bytes));
+        }
+        let deep: Vec<&[u8]> = paths
+            .iter()
+            .filter(|p| p.len() >= *depth)
+            .map(NodePath::as_bytes)
+            .collect();
+        let mut read = db.get_nodes(deep).into_iter();
+        paths
+            .iter()
+            .map(|p| {
+                if p.len() >= *depth {
+                    read.next().unwrap_or_else(|| self.get(p))
+                } else {
+                    self.get(p)
+                }
+            })
+            .collect()
+    }
+
     fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, RocksError> {
         match self {
             ShardStore::Memory(m) => match m.get_meta(key) {
@@ -157,6 +184,24 @@ mod tests {
         })
         .unwrap();
         assert_eq!(s.get(&one).unwrap(), None);
+        // Batched reads agree with single reads, above and below the shard depth, in order.
+        let other = NodePath::new(&[1, 2, 4]).unwrap();
+        let mixed = [deep, root, one, other, deep];
+        let many: Vec<Option<Vec<u8>>> =
+            s.get_many(&mixed).into_iter().map(|r| r.unwrap()).collect();
+        let single: Vec<Option<Vec<u8>>> = mixed.iter().map(|p| s.get(p).unwrap()).collect();
+        assert_eq!(many, single);
+        assert_eq!(
+            many,
+            vec![Some(vec![3]), Some(vec![1]), None, None, Some(vec![3])]
+        );
+        let deep_only = [other, deep];
+        let many: Vec<Option<Vec<u8>>> = s
+            .get_many(&deep_only)
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(many, vec![None, Some(vec![3])]);
         drop((s, db));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -130,3 +130,31 @@ proptest! {
         check_blocks(ShardDepth::Two, &blocks);
     }
 }
+
+/// The apply report counts the block and its phases add up to what `last_apply` splits.
+#[test]
+fn apply_report_and_last_apply() {
+    let mut tree = ShardedTree::in_memory(ShardConfig::default());
+    assert_eq!(tree.last_apply(), None);
+    let writes: Vec<(TreeKey, Option<Value>)> = (0..12u8)
+        .map(|x| {
+            (
+                key(stem_from(x), SUFFIXES[usize::from(x % 4)]),
+                Some([x; 32]),
+            )
+        })
+        .collect();
+    let report = tree.apply(&writes).unwrap();
+    assert_eq!(report.writes, 12);
+    assert_eq!(report.shards_touched, 3);
+    assert_eq!(tree.last_apply(), Some(report));
+    assert_eq!(report.apply_us(), report.partition_us + report.update_us);
+    assert_eq!(
+        report.commitment_us(),
+        report.commit_us + report.coordinator_us + report.canonical_us
+    );
+    // A later apply replaces the report.
+    let second = tree.apply(&writes[..1]).unwrap();
+    assert_eq!(second.shards_touched, 1);
+    assert_eq!(tree.last_apply(), Some(second));
+}

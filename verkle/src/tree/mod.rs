@@ -11,6 +11,7 @@
 
 mod commit;
 pub(crate) mod node;
+pub mod prefix;
 pub mod subtree;
 
 pub(crate) use commit::value_scalars;
