@@ -29,6 +29,12 @@ pub trait State {
     fn apply(&mut self, writes: &[(TreeKey, Option<Value>)]) -> Result<()>;
     /// Commits and returns the canonical state root.
     fn root(&mut self) -> [u8; 32];
+    /// The µs the last [`State::apply`] spent committing, when the state commits inside
+    /// `apply` (a sharded state commits its shards in parallel there); `None` when `apply`
+    /// only applies the writes (the commit then happens in [`State::root`]).
+    fn commit_in_apply_us(&self) -> Option<u64> {
+        None
+    }
     /// The coordinator root of a sharded state (`None` for a single tree).
     fn coordinator_root(&mut self) -> Option<[u8; 32]> {
         None
@@ -186,6 +192,10 @@ impl State for FracState {
 
     fn root(&mut self) -> [u8; 32] {
         self.tree.canonical_root()
+    }
+
+    fn commit_in_apply_us(&self) -> Option<u64> {
+        self.tree.last_apply().map(|r| r.commitment_us())
     }
 
     fn coordinator_root(&mut self) -> Option<[u8; 32]> {

@@ -67,6 +67,9 @@ fn kaustinen6_all_200_blocks_match_in_both_modes() {
         assert_eq!(summary["summary"], true);
         assert_eq!(summary["height"], 200);
         assert_eq!(summary["root"], blocks[199]["stateRoot"]);
+        // Both modes report their commit time (the sharded tree commits inside `apply`).
+        assert!(summary["commit_us"].as_u64().unwrap() > 0, "{mode}");
+        assert!(summary["apply_us"].as_u64().unwrap() > 0, "{mode}");
     }
 }
 
