@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use sha2::{Digest, Sha256};
 use verkle::genesis::parse_leaf_csv;
 use verkle::store::RocksStore;
@@ -40,10 +40,35 @@ fn tree_with(n: u32) -> Tree {
     t
 }
 
-/// Inserts (and commits) a fresh block of 10k keys per iteration into one growing tree. The
-/// initial tree is built on the first iteration, so a filtered-out size costs nothing.
+/// rust-verkle's `insert 10k`: every iteration inserts (and commits) the same 10k block keys
+/// into a fresh clone of the initial tree (the clone is made and dropped outside the timing).
+/// Initial trees are built on first use, so a filtered-out size costs nothing.
 fn insert_10k(c: &mut Criterion) {
+    let keys: Vec<[u8; 32]> = (0..BLOCK).map(block_key).collect();
     let mut g = c.benchmark_group("insert 10k");
+    g.sample_size(10);
+    for initial in [0u32, 100_000, 1_000_000] {
+        let mut tree: Option<Tree> = None;
+        g.bench_function(format!("{initial} initial keys"), |b| {
+            let tree = tree.get_or_insert_with(|| tree_with(initial));
+            b.iter_batched(
+                || tree.clone(),
+                |mut t| {
+                    t.apply(keys.iter().map(|k| (*k, Some(*k)))).unwrap();
+                    t.commit();
+                    t
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    g.finish();
+}
+
+/// A fresh block of 10k keys per iteration into one growing tree (the tree gains 10k keys
+/// per iteration, so "0 initial keys" ends with tens of thousands of keys).
+fn insert_10k_growing(c: &mut Criterion) {
+    let mut g = c.benchmark_group("insert 10k growing");
     g.sample_size(10);
     for initial in [0u32, 100_000, 1_000_000] {
         let mut tree: Option<Tree> = None;
@@ -88,8 +113,10 @@ fn proof_10k(c: &mut Criterion) {
 
 const STATE_KEYS: u32 = 1_000_000;
 
-/// Opens (building it first when `$FVERKLE_BENCH_STATE` is unset) the 1M-key state.
-fn open_state() -> (Tree<RocksStore>, u64) {
+/// Opens (building it first when `$FVERKLE_BENCH_STATE` is unset) the 1M-key state; also
+/// returns its height and key count (the `build_state` example records the count; 1M if
+/// the state does not say).
+fn open_state() -> (Tree<RocksStore>, u64, u32) {
     let dir = match std::env::var_os("FVERKLE_BENCH_STATE") {
         Some(d) => std::path::PathBuf::from(d),
         None => {
@@ -128,27 +155,42 @@ fn open_state() -> (Tree<RocksStore>, u64) {
     )
     .unwrap();
     let height = tree.height().unwrap_or(0);
-    (tree, height)
+    let keys = tree
+        .store()
+        .get_meta(b"build_state_keys")
+        .ok()
+        .flatten()
+        .and_then(|v| <[u8; 4]>::try_from(v.as_slice()).ok())
+        .map_or(STATE_KEYS, u32::from_be_bytes);
+    eprintln!("state of {keys} keys at height {height}");
+    (tree, height, keys)
 }
 
 /// Updates of 10k existing keys on an on-disk 1M-key state: apply, commit and the RocksDB
 /// write batch. The state is `$FVERKLE_BENCH_STATE` (built by the `build_state` example
-/// with `--keys 1000000`) or, when unset, built into a temporary directory first.
+/// with `--keys 1000000`) or, when unset, built into a temporary directory first. A state
+/// of another size (say `build_state --keys 10000000`) works too: the updated keys are
+/// spread over all of its keys.
 fn block_10k_rocks(c: &mut Criterion) {
-    let mut state: Option<(Tree<RocksStore>, u64)> = None;
-    let mut round = 0u32;
+    let mut state: Option<(Tree<RocksStore>, u64, u32)> = None;
+    // Rounds continue from the state's height, so a rerun on the same state writes new
+    // values instead of the ones a previous run already wrote (which would change nothing).
+    let mut round: Option<u32> = None;
     let mut g = c.benchmark_group("block 10k updates on 1M keys (rocksdb)");
     g.sample_size(10);
     g.bench_function("apply + commit + write batch", |b| {
-        let (tree, height) = state.get_or_insert_with(open_state);
+        let (tree, height, keys) = state.get_or_insert_with(open_state);
+        let keys = *keys;
+        let round = round.get_or_insert(*height as u32);
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                round += 1;
+                *round += 1;
+                let round = *round;
                 // 10k existing keys spread over the state, new values.
                 let writes: Vec<([u8; 32], Option<[u8; 32]>)> = (0..BLOCK)
                     .map(|i| {
-                        let j = (round.wrapping_mul(BLOCK) + i).wrapping_mul(97) % STATE_KEYS;
+                        let j = (round.wrapping_mul(BLOCK) + i).wrapping_mul(97) % keys;
                         let mut v = initial_key(j);
                         v[0] ^= round as u8;
                         (initial_key(j), Some(v))
@@ -190,6 +232,7 @@ criterion_group!(
     benches,
     devnet6_genesis,
     insert_10k,
+    insert_10k_growing,
     proof_10k,
     block_10k_rocks
 );

@@ -173,6 +173,17 @@ pub struct MemoryStore {
     writes: u64,
 }
 
+impl Clone for MemoryStore {
+    fn clone(&self) -> MemoryStore {
+        MemoryStore {
+            records: self.records.clone(),
+            meta: self.meta.clone(),
+            reads: AtomicU64::new(self.reads()),
+            writes: self.writes,
+        }
+    }
+}
+
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> MemoryStore {

@@ -137,6 +137,13 @@ impl RocksStore {
         db_options.create_missing_column_families(true);
         db_options.set_max_open_files(512);
         db_options.increase_parallelism(2);
+        // The meta column family takes a few bytes per batch and is rarely flushed, so it
+        // pins old write-ahead logs: without a cap they grew to 4 × the memtables (about
+        // 1 GB; 610 MB of a 1M-key state's 893 MB) and were all replayed on every open.
+        db_options.set_max_total_wal_size(4 * config.write_buffer_bytes as u64);
+        // Write SST files and logs out in 1 MB steps instead of in bursts at each fsync.
+        db_options.set_bytes_per_sync(1 << 20);
+        db_options.set_wal_bytes_per_sync(1 << 20);
         let cfs = vec![
             ColumnFamilyDescriptor::new(CF_NODES, cf_options(true)),
             ColumnFamilyDescriptor::new(CF_META, cf_options(false)),

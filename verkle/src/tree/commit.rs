@@ -93,18 +93,33 @@ impl Term {
     }
 }
 
+/// One internal node's terms and the (entry position, new scalar) of its moved children.
+type NodeTerms = (Vec<Term>, Vec<(usize, Fr)>);
+
 /// Terms per parallel task of [`sum_terms`].
 const TERM_CHUNK: usize = 512;
 /// Terms whose products [`sum_terms`] holds at once (4 MB of points).
 const TERM_WINDOW: usize = 32_768;
+/// [`sum_terms`] sums target by target while the targets average at most this many terms.
+const BY_TARGET_MAX_TERMS: usize = 4;
 
 /// `Σ scalar·G_base` per target (`targets` sums; a target without terms is the identity).
 ///
-/// The terms are computed in base order: consecutive multiplications read the same
-/// generator's precomputed rows, which then stay in the core's cache instead of each
-/// multiplication missing it (about twice as fast as node order for a block of new
-/// leaves). The products are then summed per target.
-fn sum_terms(mut terms: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> {
+/// Two orders, both keeping consecutive multiplications on the same generators' precomputed
+/// rows (which then stay in the core's cache instead of each multiplication missing it):
+/// - with `by_target` and few terms per target (suffix commitments, whose terms come in
+///   pairs on adjacent generators `G_2s`, `G_2s+1`): target by target, the targets ordered
+///   by their smallest generator, each target's terms accumulated into one point (no
+///   product held, no sum of products);
+/// - otherwise in generator order over all terms, the products then summed per target.
+///   (Target by target would interleave unrelated generators here: slower on a bench of
+///   growing trees, whose internal levels have a few terms per node on random generators.)
+fn sum_terms(
+    terms: Vec<Term>,
+    targets: usize,
+    committer: &Committer,
+    by_target: bool,
+) -> Vec<Element> {
     let mut out = vec![Element::identity(); targets];
     if terms.len() < PARALLEL_MIN {
         for t in &terms {
@@ -112,10 +127,56 @@ fn sum_terms(mut terms: Vec<Term>, targets: usize, committer: &Committer) -> Vec
         }
         return out;
     }
+    // Counting sort of the terms by target.
+    let mut start = vec![0u32; targets + 1];
+    for t in &terms {
+        start[t.target as usize + 1] += 1;
+    }
+    for i in 0..targets {
+        start[i + 1] += start[i];
+    }
+    let with_terms = (0..targets).filter(|&i| start[i] < start[i + 1]).count();
+    if by_target && terms.len() <= BY_TARGET_MAX_TERMS * with_terms {
+        let mut fill = start.clone();
+        let mut grouped = vec![(0usize, Fr::zero()); terms.len()];
+        for t in &terms {
+            let slot = &mut fill[t.target as usize];
+            grouped[*slot as usize] = (usize::from(t.base), t.scalar);
+            *slot += 1;
+        }
+        drop(terms);
+        // (smallest generator, target) of every target with terms, in generator order.
+        let mut order: Vec<(usize, u32)> = (0..targets)
+            .filter(|&i| start[i] < start[i + 1])
+            .map(|i| {
+                let g = &mut grouped[start[i] as usize..start[i + 1] as usize];
+                g.sort_unstable_by_key(|(base, _)| *base);
+                (g[0].0, i as u32)
+            })
+            .collect();
+        order.sort_unstable();
+        let grouped = &grouped;
+        let start = &start;
+        let sums: Vec<Element> = order
+            .par_chunks(TERM_CHUNK / BY_TARGET_MAX_TERMS)
+            .flat_map_iter(|chunk| {
+                chunk.iter().map(|&(_, i)| {
+                    let i = i as usize;
+                    committer.commit_sparse(&grouped[start[i] as usize..start[i + 1] as usize])
+                })
+            })
+            .collect();
+        for ((_, i), s) in order.into_iter().zip(sums) {
+            out[i as usize] = s;
+        }
+        return out;
+    }
+    let mut terms = terms;
     terms.sort_unstable_by_key(|t| (t.base, t.target));
     // A window of terms at a time, so the products held at once stay small.
-    let mut start = vec![0u32; targets + 1];
     let mut fill = vec![0u32; targets + 1];
+    // Whether `out[target]` holds a sum yet (the first product is copied, not added).
+    let mut started = vec![false; targets];
     for window in terms.chunks(TERM_WINDOW) {
         let products: Vec<Element> = window
             .par_chunks(TERM_CHUNK)
@@ -140,11 +201,20 @@ fn sum_terms(mut terms: Vec<Term>, targets: usize, committer: &Committer) -> Vec
             order[*slot as usize] = i as u32;
             *slot += 1;
         }
-        out.par_iter_mut().enumerate().for_each(|(target, acc)| {
-            for &i in &order[start[target] as usize..start[target + 1] as usize] {
-                *acc += products[i as usize];
-            }
-        });
+        out.par_iter_mut()
+            .zip(started.par_iter_mut())
+            .enumerate()
+            .for_each(|(target, (acc, started))| {
+                for &i in &order[start[target] as usize..start[target + 1] as usize] {
+                    let p = products[i as usize];
+                    if *started {
+                        *acc += p;
+                    } else {
+                        *acc = p;
+                        *started = true;
+                    }
+                }
+            });
     }
     out
 }
@@ -164,10 +234,11 @@ fn suffix_terms(i: usize, leaf: &Leaf) -> impl Iterator<Item = Term> + '_ {
 }
 
 /// The leaf-commitment terms of leaf `i` given its new `mtf(C1)`, `mtf(C2)`: a new leaf
-/// `stem·G1 + mtf(C1)·G2 + mtf(C2)·G3` (plus the constant `G0`, added by the caller), a
-/// committed one the changes of `mtf(C1)·G2` and `mtf(C2)·G3`.
+/// `1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`, a committed one the changes of
+/// `mtf(C1)·G2` and `mtf(C2)·G3`.
 fn leaf_terms(i: usize, leaf: &Leaf, m1: Fr, m2: Fr, out: &mut Vec<Term>) {
     let (old1, old2) = if leaf.fresh {
+        out.push(Term::new(i, 0, Fr::one()));
         out.push(Term::new(i, 1, fr_from_le_bytes_mod_order(&leaf.stem)));
         (Fr::zero(), Fr::zero())
     } else {
@@ -226,44 +297,54 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
             .collect()
     };
     counts.scalar_muls += terms.len() as u64;
-    let deltas = sum_terms(terms, 2 * leaves.len(), committer);
-    // A suffix commitment moved when its delta is not the identity.
-    let mut changed: Vec<Element> = Vec::new();
-    let mut new_suffix: Vec<(Option<Element>, Option<Element>)> = Vec::with_capacity(leaves.len());
-    for (id, d) in leaves.iter().zip(deltas.chunks_exact(2)) {
-        let l = arena_ref.leaf(*id);
-        let c1 = (!d[0].is_identity()).then(|| l.c1 + d[0]);
-        let c2 = (!d[1].is_identity()).then(|| l.c2 + d[1]);
-        changed.extend(c1.iter().chain(c2.iter()));
-        new_suffix.push((c1, c2));
-    }
+    let deltas = sum_terms(terms, 2 * leaves.len(), committer, true);
+    // A suffix commitment moved when its delta is not the identity (a new leaf's suffix
+    // commitments start at the identity: the delta is the commitment).
+    let moved = |l: &Leaf, c: Element, d: Element| {
+        (!d.is_identity()).then(|| if l.fresh { d } else { c + d })
+    };
+    // Serial, like the other cheap steps between the sums: on a loaded machine every extra
+    // parallel section costs a wait for the second thread.
+    let new_suffix: Vec<(Option<Element>, Option<Element>)> = leaves
+        .iter()
+        .zip(deltas.chunks_exact(2))
+        .map(|(id, d)| {
+            let l = arena_ref.leaf(*id);
+            (moved(l, l.c1, d[0]), moved(l, l.c2, d[1]))
+        })
+        .collect();
+    drop(deltas);
+    let changed: Vec<Element> = new_suffix
+        .iter()
+        .flat_map(|(a, b)| a.iter().chain(b.iter()).copied())
+        .collect();
     let changed_mtf = batch_mtf(&changed);
     counts.maps_to_field += changed.len() as u64;
+    drop(changed);
     let mut it = changed_mtf.into_iter();
     let mut new_mtf: Vec<(Fr, Fr)> = Vec::with_capacity(leaves.len());
     let mut terms: Vec<Term> = Vec::new();
+    let mut fresh = 0u64;
     for (i, (id, (a, b))) in leaves.iter().zip(&new_suffix).enumerate() {
         let l = arena_ref.leaf(*id);
         let m1 = if a.is_some() { it.next() } else { None }.unwrap_or(l.c1_mtf);
         let m2 = if b.is_some() { it.next() } else { None }.unwrap_or(l.c2_mtf);
+        fresh += u64::from(l.fresh);
         leaf_terms(i, l, m1, m2, &mut terms);
         new_mtf.push((m1, m2));
     }
-    counts.scalar_muls += terms.len() as u64;
-    let g0 = committer.scalar_mul(0, &Fr::one());
-    let leaf_deltas = sum_terms(terms, leaves.len(), committer);
-    let points: Vec<Element> = leaves
-        .iter()
-        .zip(&leaf_deltas)
-        .map(|(id, d)| {
-            let l = arena_ref.leaf(*id);
-            if l.fresh {
-                g0 + *d
-            } else {
-                l.commitment + *d
-            }
-        })
-        .collect();
+    // The constant `G0` terms of new leaves are not multiplications.
+    counts.scalar_muls += terms.len() as u64 - fresh;
+    let leaf_deltas = sum_terms(terms, leaves.len(), committer, false);
+    let point = |(id, d): (&NodeId, &Element)| {
+        let l = arena_ref.leaf(*id);
+        if l.fresh {
+            *d
+        } else {
+            l.commitment + *d
+        }
+    };
+    let points: Vec<Element> = leaves.iter().zip(&leaf_deltas).map(point).collect();
     let leaf_mtf = batch_mtf(&points);
     counts.maps_to_field += points.len() as u64;
     counts.leaves += leaves.len() as u64;
@@ -288,11 +369,10 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
     // Internal nodes, deepest first.
     for level in levels.iter().rev() {
         let arena_ref: &Arena = arena;
-        // Per node: (entry position, committed scalar) of the children that moved.
-        let mut moved: Vec<Vec<(usize, Fr)>> = Vec::with_capacity(level.len());
-        let mut terms: Vec<Term> = Vec::new();
-        for (i, id) in level.iter().enumerate() {
+        // Per node: its terms and the (entry position, new scalar) of the children that moved.
+        let node_terms = |(i, id): (usize, &NodeId)| {
             let n = arena_ref.internal(*id);
+            let mut terms: Vec<Term> = Vec::new();
             let mut committed: Vec<(usize, Fr)> = Vec::new();
             for (pos, e) in n.children.iter().enumerate() {
                 if let ChildRef::Loaded(c) = e.child {
@@ -308,15 +388,27 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
                     terms.push(Term::new(i, usize::from(*index), -*old));
                 }
             }
-            moved.push(committed);
+            (terms, committed)
+        };
+        let per_node: Vec<NodeTerms> = level.iter().enumerate().map(node_terms).collect();
+        let mut terms: Vec<Term> = Vec::with_capacity(per_node.iter().map(|p| p.0.len()).sum());
+        let mut moved: Vec<Vec<(usize, Fr)>> = Vec::with_capacity(level.len());
+        for (t, m) in per_node {
+            terms.extend(t);
+            moved.push(m);
         }
         counts.scalar_muls += terms.len() as u64;
-        let deltas = sum_terms(terms, level.len(), committer);
-        let points: Vec<Element> = level
-            .iter()
-            .zip(&deltas)
-            .map(|(id, d)| arena_ref.internal(*id).commitment + *d)
-            .collect();
+        let deltas = sum_terms(terms, level.len(), committer, false);
+        // A node created since the last commit starts at the identity.
+        let point = |(id, d): (&NodeId, &Element)| {
+            let c = arena_ref.internal(*id).commitment;
+            if c.is_identity() {
+                *d
+            } else {
+                c + *d
+            }
+        };
+        let points: Vec<Element> = level.iter().zip(&deltas).map(point).collect();
         let mtfs = batch_mtf(&points);
         counts.maps_to_field += points.len() as u64;
         counts.internal_nodes += level.len() as u64;
@@ -354,7 +446,7 @@ mod tests {
         for t in &terms {
             per_target[t.target as usize].push((usize::from(t.base), t.scalar));
         }
-        let sums = sum_terms(terms, targets, committer);
+        let sums = sum_terms(terms.clone(), targets, committer, false);
         for (target, expected) in per_target.iter().enumerate() {
             assert_eq!(
                 sums[target],
@@ -363,17 +455,57 @@ mod tests {
             );
         }
         assert!(sums[5].is_identity());
+        // Many terms per target: `by_target` leaves the generator order in place.
+        assert_eq!(sum_terms(terms, targets, committer, true), sums);
         // Few terms: the sequential path.
         let few = vec![
             Term::new(1, 3, Fr::from(9u64)),
             Term::new(1, 4, Fr::from(2u64)),
         ];
-        let sums = sum_terms(few, 2, committer);
+        let sums = sum_terms(few, 2, committer, false);
         assert!(sums[0].is_identity());
         assert_eq!(
             sums[1],
             committer.commit_sparse(&[(3, Fr::from(9u64)), (4, Fr::from(2u64))])
         );
+    }
+
+    #[test]
+    fn sum_terms_by_target_matches_per_target_commitments() {
+        let committer = Committer::eip6800();
+        // Few terms per target (the target-by-target path), with fast-table generators
+        // (0..5), repeated generators within a target, and targets without terms.
+        let targets = 3_000;
+        let terms: Vec<Term> = (0..5_000usize)
+            .filter(|i| (i * 7) % targets % 10 != 3)
+            .map(|i| {
+                let target = (i * 7) % targets;
+                let base = if i % 3 == 0 { i % 5 } else { (i * 31) % 256 };
+                let scalar = if i % 11 == 0 {
+                    -Fr::from(i as u64 + 1)
+                } else {
+                    Fr::from(i as u64 * 1_000_003 + 1)
+                };
+                Term::new(target, base, scalar)
+            })
+            .collect();
+        let mut per_target: Vec<Vec<(usize, Fr)>> = vec![Vec::new(); targets];
+        for t in &terms {
+            per_target[t.target as usize].push((usize::from(t.base), t.scalar));
+        }
+        let with_terms = per_target.iter().filter(|t| !t.is_empty()).count();
+        assert!(terms.len() <= BY_TARGET_MAX_TERMS * with_terms);
+        assert!(with_terms < targets);
+        let sums = sum_terms(terms.clone(), targets, committer, true);
+        for (target, expected) in per_target.iter().enumerate() {
+            assert_eq!(
+                sums[target],
+                committer.commit_sparse(expected),
+                "target {target}"
+            );
+        }
+        // The same terms in generator order.
+        assert_eq!(sum_terms(terms, targets, committer, false), sums);
     }
 
     #[test]

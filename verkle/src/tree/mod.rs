@@ -131,6 +131,25 @@ impl Tree<MemoryStore> {
     }
 }
 
+/// An independent copy of an in-memory tree (nodes, store and pending changes). Trees over
+/// other stores are not `Clone`: two trees writing one database would corrupt it.
+impl Clone for Tree<MemoryStore> {
+    fn clone(&self) -> Self {
+        Tree {
+            arena: self.arena.clone(),
+            root: self.root,
+            store: self.store.clone(),
+            pending_deletes: self.pending_deletes.clone(),
+            committer: self.committer,
+            counts: self.counts,
+            loads: self.loads,
+            evicted: self.evicted,
+            height: self.height,
+            config: self.config,
+        }
+    }
+}
+
 impl Default for Tree<MemoryStore> {
     fn default() -> Self {
         Tree::new()
@@ -1098,6 +1117,22 @@ mod tests {
         let mut fresh = Tree::new();
         fresh.insert(&key(&[1, 2, 3], 0), [1; 32]).unwrap();
         assert_eq!(t.root_bytes(), fresh.root_bytes());
+    }
+
+    #[test]
+    fn clone_is_independent() {
+        let mut t = Tree::new();
+        t.insert(&key(&[1, 2, 3], 0), [1; 32]).unwrap();
+        t.insert(&key(&[1, 2, 4], 0), [2; 32]).unwrap();
+        let root = t.root_bytes();
+        let mut c = t.clone();
+        assert_eq!(c.root_bytes(), root);
+        c.insert(&key(&[1, 2, 5], 0), [3; 32]).unwrap();
+        c.delete(&key(&[1, 2, 3], 0)).unwrap();
+        assert_ne!(c.root_bytes(), root);
+        assert_eq!(t.root_bytes(), root);
+        assert_eq!(t.get(&key(&[1, 2, 3], 0)).unwrap(), Some([1; 32]));
+        assert_eq!(t.get(&key(&[1, 2, 5], 0)).unwrap(), None);
     }
 
     #[test]

@@ -232,7 +232,7 @@ impl Node {
 }
 
 /// The slab of nodes.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Arena {
     slots: Vec<Option<Node>>,
     /// Per slot: the epoch in which the node was last used (see [`Arena::touch`]).
