@@ -3,6 +3,11 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 use std::hint::black_box;
 use std::time::Instant;
+
+use banderwagon::arith::UniformRand;
+use banderwagon::Fq;
+use rand::{rngs::StdRng, SeedableRng};
+
 fn cpu_ns() -> f64 {
     std::fs::read_to_string("/proc/self/schedstat")
         .unwrap()
@@ -12,57 +17,31 @@ fn cpu_ns() -> f64 {
         .parse()
         .unwrap()
 }
-use banderwagon::arith::UniformRand;
-use banderwagon::Fq;
-use rand::{rngs::StdRng, SeedableRng};
+
+/// `n` multiplications spread over `K` independent chains; prints CPU and wall ns per
+/// multiplication.
+fn chains<const K: usize>(label: &str, n: u32, y: Fq, rng: &mut StdRng) {
+    let mut xs: [Fq; K] = std::array::from_fn(|_| Fq::rand(rng));
+    let t = Instant::now();
+    let c0 = cpu_ns();
+    for _ in 0..n / K as u32 {
+        for x in xs.iter_mut() {
+            *x *= black_box(y);
+        }
+    }
+    black_box(xs);
+    println!(
+        "{label}: cpu {:.2} ns wall {:.2} ns",
+        (cpu_ns() - c0) / n as f64,
+        t.elapsed().as_nanos() as f64 / n as f64
+    );
+}
 
 fn main() {
     let mut rng = StdRng::seed_from_u64(1);
     let y = Fq::rand(&mut rng);
     let n = 5_000_000u32;
-    let mut x = Fq::rand(&mut rng);
-    let t = Instant::now();
-    let c0 = cpu_ns();
-    for _ in 0..n {
-        x *= black_box(y);
-    }
-    black_box(x);
-    println!(
-        "mul latency: cpu {:.2} ns wall {:.2} ns",
-        (cpu_ns() - c0) / n as f64,
-        t.elapsed().as_nanos() as f64 / n as f64
-    );
-    let mut xs = [
-        Fq::rand(&mut rng),
-        Fq::rand(&mut rng),
-        Fq::rand(&mut rng),
-        Fq::rand(&mut rng),
-    ];
-    let t = Instant::now();
-    let c0 = cpu_ns();
-    for _ in 0..n / 4 {
-        for x in xs.iter_mut() {
-            *x *= black_box(y);
-        }
-    }
-    black_box(xs);
-    println!(
-        "mul throughput (4 chains): cpu {:.2} ns wall {:.2} ns",
-        (cpu_ns() - c0) / n as f64,
-        t.elapsed().as_nanos() as f64 / n as f64
-    );
-    let mut xs = [Fq::rand(&mut rng), Fq::rand(&mut rng)];
-    let t = Instant::now();
-    let c0 = cpu_ns();
-    for _ in 0..n / 2 {
-        for x in xs.iter_mut() {
-            *x *= black_box(y);
-        }
-    }
-    black_box(xs);
-    println!(
-        "mul throughput (2 chains): cpu {:.2} ns wall {:.2} ns",
-        (cpu_ns() - c0) / n as f64,
-        t.elapsed().as_nanos() as f64 / n as f64
-    );
+    chains::<1>("mul latency", n, y, &mut rng);
+    chains::<4>("mul throughput (4 chains)", n, y, &mut rng);
+    chains::<2>("mul throughput (2 chains)", n, y, &mut rng);
 }

@@ -64,7 +64,7 @@ pub(crate) fn value_scalars(v: Option<&Value>) -> (Fr, Fr) {
 }
 
 /// `map_to_scalar_field` of many points: batched, chunks in parallel.
-fn batch_mtf(points: &[Element]) -> Vec<Fr> {
+pub(super) fn batch_mtf(points: &[Element]) -> Vec<Fr> {
     if points.len() <= MTF_CHUNK {
         return Element::batch_map_to_scalar_field(points);
     }
@@ -77,14 +77,14 @@ fn batch_mtf(points: &[Element]) -> Vec<Fr> {
 
 /// One fixed-base scalar multiplication of a batch: `scalar·G_base`, added to `target`.
 #[derive(Clone, Copy)]
-struct Term {
-    base: u16,
-    target: u32,
-    scalar: Fr,
+pub(super) struct Term {
+    pub(super) base: u16,
+    pub(super) target: u32,
+    pub(super) scalar: Fr,
 }
 
 impl Term {
-    fn new(target: usize, base: usize, scalar: Fr) -> Term {
+    pub(super) fn new(target: usize, base: usize, scalar: Fr) -> Term {
         Term {
             base: base as u16,
             target: target as u32,
@@ -220,7 +220,7 @@ fn sum_terms(
 }
 
 /// The suffix-commitment terms of one leaf (`target` 2·i for `C1`, 2·i + 1 for `C2`).
-fn suffix_terms(i: usize, leaf: &Leaf) -> impl Iterator<Item = Term> + '_ {
+pub(super) fn suffix_terms(i: usize, leaf: &Leaf) -> impl Iterator<Item = Term> + '_ {
     leaf.pending.iter().flat_map(move |(s, old)| {
         let new = leaf.get(*s);
         let (ol, oh) = value_scalars(old.as_ref());

@@ -18,8 +18,9 @@ use banderwagon::{fr_from_le_bytes_mod_order, Element, Fr};
 use ipa::Committer;
 use rayon::prelude::*;
 
+use super::commit::{batch_mtf, suffix_terms, Term};
 use super::node::{Arena, ChildRef, Leaf, Node, NodeId, DIRTY};
-use super::{value_scalars, CommitCounts, Tree};
+use super::{CommitCounts, Tree};
 use crate::store::NodeStore;
 
 /// Below this many items a batch is computed on the calling thread.
@@ -28,37 +29,16 @@ const PARALLEL_MIN: usize = 32;
 const MUL_CHUNK: usize = 256;
 /// Multiplications whose products are held at once (about 5 MB of points).
 const MUL_WINDOW: usize = 32_768;
-/// Points per map-to-field batch (one field inversion each).
-const MTF_CHUNK: usize = 256;
 
 /// A node of one of the trees: (tree position, arena id).
 type At = (usize, NodeId);
 
-/// One multiplication `scalar·G_base`, added to sum `target`.
-#[derive(Clone, Copy)]
-struct Mul {
-    base: u8,
-    target: u32,
-    scalar: Fr,
-}
-
-impl Mul {
-    fn new(target: usize, base: usize, scalar: Fr) -> Mul {
-        Mul {
-            // Bases are slot indices of a width-256 commitment.
-            base: base as u8,
-            target: target as u32,
-            scalar,
-        }
-    }
-}
-
 /// `Σ scalar·G_base` for each of `targets` sums (the identity for a target without
 /// multiplications). The multiplications run in generator order, in parallel; each sum is
 /// then added up from its products.
-fn sums(mut muls: Vec<Mul>, targets: usize, committer: &Committer) -> Vec<Element> {
+fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> {
     let mut out = vec![Element::identity(); targets];
-    let mul = |m: &Mul| committer.scalar_mul(usize::from(m.base), &m.scalar);
+    let mul = |m: &Term| committer.scalar_mul(usize::from(m.base), &m.scalar);
     if muls.len() < PARALLEL_MIN {
         for m in &muls {
             if let Some(o) = out.get_mut(m.target as usize) {
@@ -103,48 +83,22 @@ fn sums(mut muls: Vec<Mul>, targets: usize, committer: &Committer) -> Vec<Elemen
     out
 }
 
-/// `map_to_scalar_field` of many points, in batches (in parallel when there are several).
-fn map_to_field(points: &[Element]) -> Vec<Fr> {
-    if points.len() <= MTF_CHUNK {
-        return Element::batch_map_to_scalar_field(points);
-    }
-    points
-        .par_chunks(MTF_CHUNK)
-        .flat_map_iter(Element::batch_map_to_scalar_field)
-        .collect()
-}
-
-/// The suffix-commitment multiplications of leaf `i` (target `2i` moves `C1`, `2i + 1`
-/// moves `C2`): for each changed suffix `s`, the changes of its low and high scalars at
-/// generators `2(s mod 128)` and `2(s mod 128) + 1`.
-fn suffix_muls(i: usize, leaf: &Leaf) -> impl Iterator<Item = Mul> + '_ {
-    leaf.pending.iter().flat_map(move |(s, old)| {
-        let (old_lo, old_hi) = value_scalars(old.as_ref());
-        let (new_lo, new_hi) = value_scalars(leaf.get(*s));
-        let base = 2 * usize::from(*s % 128);
-        let target = 2 * i + usize::from(*s >= 128);
-        let lo = (old_lo != new_lo).then(|| Mul::new(target, base, new_lo - old_lo));
-        let hi = (old_hi != new_hi).then(|| Mul::new(target, base + 1, new_hi - old_hi));
-        lo.into_iter().chain(hi)
-    })
-}
-
 /// The leaf-commitment multiplications of leaf `i`, whose suffix commitments now map to
 /// `m1`, `m2`: `stem·G1 + m1·G2 + m2·G3` for a new leaf (whose commitment also holds the
 /// constant `1·G0`, added by the caller), the changes of `m1·G2` and `m2·G3` for a
 /// committed one.
-fn leaf_muls(i: usize, leaf: &Leaf, m1: Fr, m2: Fr, out: &mut Vec<Mul>) {
+fn leaf_muls(i: usize, leaf: &Leaf, m1: Fr, m2: Fr, out: &mut Vec<Term>) {
     let (old1, old2) = if leaf.fresh {
-        out.push(Mul::new(i, 1, fr_from_le_bytes_mod_order(&leaf.stem)));
+        out.push(Term::new(i, 1, fr_from_le_bytes_mod_order(&leaf.stem)));
         (Fr::zero(), Fr::zero())
     } else {
         (leaf.c1_mtf, leaf.c2_mtf)
     };
     if m1 != old1 {
-        out.push(Mul::new(i, 2, m1 - old1));
+        out.push(Term::new(i, 2, m1 - old1));
     }
     if m2 != old2 {
-        out.push(Mul::new(i, 3, m2 - old2));
+        out.push(Term::new(i, 3, m2 - old2));
     }
 }
 
@@ -222,17 +176,17 @@ fn commit_leaves<S: NodeStore + Send>(
     }
     let arenas: Vec<&Arena> = trees.iter().map(|t| &t.arena).collect();
     let leaf = |&(t, id): &At| arenas[t].leaf(id);
-    let muls: Vec<Mul> = if leaves.len() < PARALLEL_MIN {
+    let muls: Vec<Term> = if leaves.len() < PARALLEL_MIN {
         leaves
             .iter()
             .enumerate()
-            .flat_map(|(i, at)| suffix_muls(i, leaf(at)))
+            .flat_map(|(i, at)| suffix_terms(i, leaf(at)))
             .collect()
     } else {
         leaves
             .par_iter()
             .enumerate()
-            .flat_map_iter(|(i, at)| suffix_muls(i, leaf(at)))
+            .flat_map_iter(|(i, at)| suffix_terms(i, leaf(at)))
             .collect()
     };
     for m in &muls {
@@ -250,9 +204,9 @@ fn commit_leaves<S: NodeStore + Send>(
         new_suffix.push((c1, c2));
         counts[at.0].maps_to_field += (c1.is_some() as u64) + (c2.is_some() as u64);
     }
-    let mut moved_mtf = map_to_field(&moved).into_iter();
+    let mut moved_mtf = batch_mtf(&moved).into_iter();
     let mut new_mtf: Vec<(Fr, Fr)> = Vec::with_capacity(leaves.len());
-    let mut muls: Vec<Mul> = Vec::new();
+    let mut muls: Vec<Term> = Vec::new();
     for (i, (at, (c1, c2))) in leaves.iter().zip(&new_suffix).enumerate() {
         let l = leaf(at);
         let m1 = c1.and_then(|_| moved_mtf.next()).unwrap_or(l.c1_mtf);
@@ -276,7 +230,7 @@ fn commit_leaves<S: NodeStore + Send>(
             }
         })
         .collect();
-    let leaf_mtf = map_to_field(&points);
+    let leaf_mtf = batch_mtf(&points);
     drop(arenas);
     for ((((t, id), (c1, c2)), (m1, m2)), (c, m)) in leaves
         .iter()
@@ -316,7 +270,7 @@ fn commit_internal<S: NodeStore + Send>(
     let arenas: Vec<&Arena> = trees.iter().map(|t| &t.arena).collect();
     // Per node: (entry position, new scalar) of the children that moved.
     let mut moved: Vec<Vec<(usize, Fr)>> = Vec::with_capacity(level.len());
-    let mut muls: Vec<Mul> = Vec::new();
+    let mut muls: Vec<Term> = Vec::new();
     for (i, &(t, id)) in level.iter().enumerate() {
         let arena = arenas[t];
         let n = arena.internal(id);
@@ -326,14 +280,14 @@ fn commit_internal<S: NodeStore + Send>(
             if let ChildRef::Loaded(c) = e.child {
                 let now = arena.get(c).mtf();
                 if now != e.committed {
-                    muls.push(Mul::new(i, usize::from(e.index), now - e.committed));
+                    muls.push(Term::new(i, usize::from(e.index), now - e.committed));
                     committed.push((pos, now));
                 }
             }
         }
         for (index, old) in &n.removed {
             if !old.is_zero() {
-                muls.push(Mul::new(i, usize::from(*index), -*old));
+                muls.push(Term::new(i, usize::from(*index), -*old));
             }
         }
         counts[t].scalar_muls += (muls.len() - before) as u64;
@@ -345,7 +299,7 @@ fn commit_internal<S: NodeStore + Send>(
         .zip(&deltas)
         .map(|(&(t, id), d)| arenas[t].internal(id).commitment + *d)
         .collect();
-    let mtfs = map_to_field(&points);
+    let mtfs = batch_mtf(&points);
     drop(arenas);
     for (((&(t, id), c), committed), m) in level.iter().zip(points).zip(moved).zip(mtfs) {
         counts[t].maps_to_field += 1;
@@ -462,11 +416,11 @@ mod tests {
         let mut rng = Rng(7);
         let targets = 300;
         // More than one window, a target without multiplications, repeated generators.
-        let muls: Vec<Mul> = (0..MUL_WINDOW + 500)
+        let muls: Vec<Term> = (0..MUL_WINDOW + 500)
             .map(|_| {
                 let t = (rng.next() % targets as u64) as usize;
                 let t = if t == 9 { 10 } else { t };
-                Mul::new(t, (rng.next() % 256) as usize, Fr::from(rng.next()))
+                Term::new(t, (rng.next() % 256) as usize, Fr::from(rng.next()))
             })
             .collect();
         let mut expected: Vec<Vec<(usize, Fr)>> = vec![Vec::new(); targets];
@@ -478,7 +432,7 @@ mod tests {
             assert_eq!(got[t], committer.commit_sparse(e), "target {t}");
         }
         assert!(got[9].is_identity());
-        let few = vec![Mul::new(1, 5, Fr::from(3u64))];
+        let few = vec![Term::new(1, 5, Fr::from(3u64))];
         let got = sums(few, 2, committer);
         assert!(got[0].is_identity());
         assert_eq!(got[1], committer.commit_sparse(&[(5, Fr::from(3u64))]));
