@@ -31,6 +31,20 @@ impl std::fmt::Debug for FixedBaseTable {
     }
 }
 
+/// One signed digit from a window's `bits` and the incoming carry: above `half` (2^(w−1))
+/// it becomes `bits − full` (2^w) and carries one into the next window.
+#[inline]
+fn recode(bits: i64, carry: &mut i64, half: i64, full: i64) -> i32 {
+    let v = bits + *carry;
+    if v > half {
+        *carry = 1;
+        (v - full) as i32
+    } else {
+        *carry = 0;
+        v as i32
+    }
+}
+
 /// Signed base-2^w digits of a scalar below 2^253, least significant first.
 pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
     out.clear();
@@ -52,14 +66,7 @@ pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &
                 bits |= next << (64 - shift);
             }
         }
-        let mut v = (bits & mask) as i64 + carry;
-        if v > half {
-            v -= full;
-            carry = 1;
-        } else {
-            carry = 0;
-        }
-        out.push(v as i32);
+        out.push(recode((bits & mask) as i64, &mut carry, half, full));
     }
 }
 
@@ -77,15 +84,8 @@ pub(crate) fn signed_digits_u128(value: u128, window: u32, num_windows: usize, o
         if rest == 0 && carry == 0 {
             break;
         }
-        let mut v = (rest & mask) as i64 + carry;
+        out.push(recode((rest & mask) as i64, &mut carry, half, full));
         rest >>= w;
-        if v > half {
-            v -= full;
-            carry = 1;
-        } else {
-            carry = 0;
-        }
-        out.push(v as i32);
     }
 }
 

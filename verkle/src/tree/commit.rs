@@ -233,6 +233,34 @@ pub(super) fn suffix_terms(i: usize, leaf: &Leaf) -> impl Iterator<Item = Term> 
     })
 }
 
+/// The terms (target `i`) that move internal node `id`'s commitment: for each loaded child
+/// whose map-to-field changed, `(new − committed)·G_index`; for each removed child,
+/// `−old·G_index`. Returns the (entry position, new scalar) of the children that moved.
+pub(super) fn internal_terms(
+    arena: &Arena,
+    id: NodeId,
+    i: usize,
+    terms: &mut Vec<Term>,
+) -> Vec<(usize, Fr)> {
+    let n = arena.internal(id);
+    let mut committed: Vec<(usize, Fr)> = Vec::new();
+    for (pos, e) in n.children.iter().enumerate() {
+        if let ChildRef::Loaded(c) = e.child {
+            let cur = arena.get(c).mtf();
+            if cur != e.committed {
+                terms.push(Term::new(i, usize::from(e.index), cur - e.committed));
+                committed.push((pos, cur));
+            }
+        }
+    }
+    for (index, old) in &n.removed {
+        if !old.is_zero() {
+            terms.push(Term::new(i, usize::from(*index), -*old));
+        }
+    }
+    committed
+}
+
 /// The leaf-commitment terms of leaf `i` given its new `mtf(C1)`, `mtf(C2)`: a new leaf
 /// `1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`, a committed one the changes of
 /// `mtf(C1)·G2` and `mtf(C2)·G3`.
@@ -371,23 +399,8 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
         let arena_ref: &Arena = arena;
         // Per node: its terms and the (entry position, new scalar) of the children that moved.
         let node_terms = |(i, id): (usize, &NodeId)| {
-            let n = arena_ref.internal(*id);
             let mut terms: Vec<Term> = Vec::new();
-            let mut committed: Vec<(usize, Fr)> = Vec::new();
-            for (pos, e) in n.children.iter().enumerate() {
-                if let ChildRef::Loaded(c) = e.child {
-                    let cur = arena_ref.get(c).mtf();
-                    if cur != e.committed {
-                        terms.push(Term::new(i, usize::from(e.index), cur - e.committed));
-                        committed.push((pos, cur));
-                    }
-                }
-            }
-            for (index, old) in &n.removed {
-                if !old.is_zero() {
-                    terms.push(Term::new(i, usize::from(*index), -*old));
-                }
-            }
+            let committed = internal_terms(arena_ref, *id, i, &mut terms);
             (terms, committed)
         };
         let per_node: Vec<NodeTerms> = level.iter().enumerate().map(node_terms).collect();

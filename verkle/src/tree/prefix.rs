@@ -18,7 +18,7 @@ use banderwagon::{fr_from_le_bytes_mod_order, Element, Fr};
 use ipa::Committer;
 use rayon::prelude::*;
 
-use super::commit::{batch_mtf, suffix_terms, Term};
+use super::commit::{batch_mtf, internal_terms, suffix_terms, Term};
 use super::node::{Arena, ChildRef, Leaf, Node, NodeId, DIRTY};
 use super::{CommitCounts, Tree};
 use crate::store::NodeStore;
@@ -272,24 +272,8 @@ fn commit_internal<S: NodeStore + Send>(
     let mut moved: Vec<Vec<(usize, Fr)>> = Vec::with_capacity(level.len());
     let mut muls: Vec<Term> = Vec::new();
     for (i, &(t, id)) in level.iter().enumerate() {
-        let arena = arenas[t];
-        let n = arena.internal(id);
         let before = muls.len();
-        let mut committed: Vec<(usize, Fr)> = Vec::new();
-        for (pos, e) in n.children.iter().enumerate() {
-            if let ChildRef::Loaded(c) = e.child {
-                let now = arena.get(c).mtf();
-                if now != e.committed {
-                    muls.push(Term::new(i, usize::from(e.index), now - e.committed));
-                    committed.push((pos, now));
-                }
-            }
-        }
-        for (index, old) in &n.removed {
-            if !old.is_zero() {
-                muls.push(Term::new(i, usize::from(*index), -*old));
-            }
-        }
+        let committed = internal_terms(arenas[t], id, i, &mut muls);
         counts[t].scalar_muls += (muls.len() - before) as u64;
         moved.push(committed);
     }
