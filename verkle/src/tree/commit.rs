@@ -262,11 +262,20 @@ pub(super) fn internal_terms(
 }
 
 /// The leaf-commitment terms of leaf `i` given its new `mtf(C1)`, `mtf(C2)`: a new leaf
-/// `1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`, a committed one the changes of
-/// `mtf(C1)·G2` and `mtf(C2)·G3`.
-fn leaf_terms(i: usize, leaf: &Leaf, m1: Fr, m2: Fr, out: &mut Vec<Term>) {
+/// `1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3` (without the constant `1·G0` term when
+/// `with_g0` is false: the caller then adds that point itself), a committed one the changes
+/// of `mtf(C1)·G2` and `mtf(C2)·G3`.
+pub(super) fn leaf_terms(
+    i: usize,
+    leaf: &Leaf,
+    (m1, m2): (Fr, Fr),
+    with_g0: bool,
+    out: &mut Vec<Term>,
+) {
     let (old1, old2) = if leaf.fresh {
-        out.push(Term::new(i, 0, Fr::one()));
+        if with_g0 {
+            out.push(Term::new(i, 0, Fr::one()));
+        }
         out.push(Term::new(i, 1, fr_from_le_bytes_mod_order(&leaf.stem)));
         (Fr::zero(), Fr::zero())
     } else {
@@ -358,7 +367,7 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
         let m1 = if a.is_some() { it.next() } else { None }.unwrap_or(l.c1_mtf);
         let m2 = if b.is_some() { it.next() } else { None }.unwrap_or(l.c2_mtf);
         fresh += u64::from(l.fresh);
-        leaf_terms(i, l, m1, m2, &mut terms);
+        leaf_terms(i, l, (m1, m2), true, &mut terms);
         new_mtf.push((m1, m2));
     }
     // The constant `G0` terms of new leaves are not multiplications.

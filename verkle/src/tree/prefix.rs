@@ -13,13 +13,13 @@
 //! multiplication), and the map-to-field batches (one field inversion each) are few and
 //! large instead of five per shard.
 
-use banderwagon::arith::{One, Zero};
-use banderwagon::{fr_from_le_bytes_mod_order, Element, Fr};
+use banderwagon::arith::One;
+use banderwagon::{Element, Fr};
 use ipa::Committer;
 use rayon::prelude::*;
 
-use super::commit::{batch_mtf, internal_terms, suffix_terms, Term};
-use super::node::{Arena, ChildRef, Leaf, Node, NodeId, DIRTY};
+use super::commit::{batch_mtf, internal_terms, leaf_terms, suffix_terms, Term};
+use super::node::{Arena, ChildRef, Node, NodeId, DIRTY};
 use super::{CommitCounts, Tree};
 use crate::store::NodeStore;
 
@@ -81,25 +81,6 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
         });
     }
     out
-}
-
-/// The leaf-commitment multiplications of leaf `i`, whose suffix commitments now map to
-/// `m1`, `m2`: `stem·G1 + m1·G2 + m2·G3` for a new leaf (whose commitment also holds the
-/// constant `1·G0`, added by the caller), the changes of `m1·G2` and `m2·G3` for a
-/// committed one.
-fn leaf_muls(i: usize, leaf: &Leaf, m1: Fr, m2: Fr, out: &mut Vec<Term>) {
-    let (old1, old2) = if leaf.fresh {
-        out.push(Term::new(i, 1, fr_from_le_bytes_mod_order(&leaf.stem)));
-        (Fr::zero(), Fr::zero())
-    } else {
-        (leaf.c1_mtf, leaf.c2_mtf)
-    };
-    if m1 != old1 {
-        out.push(Term::new(i, 2, m1 - old1));
-    }
-    if m2 != old2 {
-        out.push(Term::new(i, 3, m2 - old2));
-    }
 }
 
 /// Recommits every changed node of all `trees`, batching each phase over all of them (see
@@ -212,7 +193,7 @@ fn commit_leaves<S: NodeStore + Send>(
         let m1 = c1.and_then(|_| moved_mtf.next()).unwrap_or(l.c1_mtf);
         let m2 = c2.and_then(|_| moved_mtf.next()).unwrap_or(l.c2_mtf);
         let before = muls.len();
-        leaf_muls(i, l, m1, m2, &mut muls);
+        leaf_terms(i, l, (m1, m2), false, &mut muls);
         counts[at.0].scalar_muls += (muls.len() - before) as u64;
         new_mtf.push((m1, m2));
     }
