@@ -15,6 +15,10 @@ use ipa::{
 };
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
+#[path = "support/queries.rs"]
+mod queries;
+use queries::random_z_queries;
+
 fn rand_poly(rng: &mut StdRng) -> Vec<Fr> {
     (0..256).map(|_| Fr::rand(rng)).collect()
 }
@@ -194,17 +198,7 @@ fn bench_multiproof(c: &mut Criterion) {
     for &n in sizes.iter().filter(|n| **n == 16_000) {
         let polys = sparse_polys(n.div_ceil(4), &mut rng);
         let comms = committer.batch_commit(&polys);
-        let pq: Vec<ProverQuery> = (0..n)
-            .map(|i| {
-                let z: u8 = rng.gen();
-                ProverQuery {
-                    commitment: comms[i / 4],
-                    poly: &polys[i / 4],
-                    point: z,
-                    result: polys[i / 4][z as usize],
-                }
-            })
-            .collect();
+        let pq = random_z_queries(n, &polys, &comms, &mut rng);
         g.bench_with_input(
             BenchmarkId::new("multiproof prove sparse", n),
             &pq,

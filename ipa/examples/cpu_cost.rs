@@ -11,10 +11,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use banderwagon::{arith::UniformRand, Fr};
-use ipa::{
-    hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery, Transcript,
-    VerifierQuery,
-};
+use ipa::{hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, Transcript, VerifierQuery};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// CPU seconds used by this process so far (Linux; clock ticks of 10 ms).
@@ -49,25 +46,9 @@ fn measure(name: &str, filter: &Option<String>, mut op: impl FnMut()) {
     );
 }
 
-/// `n` openings of `polys` (four per polynomial, in order) at random domain points.
-fn random_z_queries<'a>(
-    n: usize,
-    polys: &'a [Vec<Fr>],
-    comms: &[banderwagon::Element],
-    rng: &mut StdRng,
-) -> Vec<ProverQuery<'a>> {
-    (0..n)
-        .map(|i| {
-            let z: u8 = rng.gen();
-            ProverQuery {
-                commitment: comms[i / 4],
-                poly: &polys[i / 4],
-                point: z,
-                result: polys[i / 4][z as usize],
-            }
-        })
-        .collect()
-}
+#[path = "../benches/support/queries.rs"]
+mod queries;
+use queries::random_z_queries;
 
 fn main() {
     let filter = std::env::args().nth(1);
