@@ -46,9 +46,20 @@ fn recode(bits: i64, carry: &mut i64, half: i64, full: i64) -> i32 {
 }
 
 /// Signed base-2^w digits of a scalar below 2^253, least significant first.
+///
+/// A scalar above `(r − 1)/2` is recoded as `−(r − scalar)`: the group has order `r`, so
+/// the negated digits of the smaller magnitude give the same product. A small negative
+/// delta (`new − old` of two 16-byte value halves) then has as few non-zero digits as a
+/// small positive one instead of a full 253-bit expansion.
 pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &mut Vec<i32>) {
     out.clear();
-    let limbs = scalar.into_bigint().0;
+    let big = scalar.into_bigint();
+    let negate = big > Fr::MODULUS_MINUS_ONE_DIV_TWO;
+    let limbs = if negate {
+        (-*scalar).into_bigint().0
+    } else {
+        big.0
+    };
     let w = window as usize;
     let mask = (1u64 << w) - 1;
     let half = 1i64 << (w - 1);
@@ -67,6 +78,11 @@ pub(crate) fn signed_digits(scalar: &Fr, window: u32, num_windows: usize, out: &
             }
         }
         out.push(recode((bits & mask) as i64, &mut carry, half, full));
+    }
+    if negate {
+        for d in out.iter_mut() {
+            *d = -*d;
+        }
     }
 }
 
@@ -301,7 +317,17 @@ mod tests {
         for w in [2u32, 5, 8, 12, 16] {
             let nw = (253 + w as usize) / w as usize;
             let mut d = Vec::new();
-            for s in [Fr::zero(), Fr::one(), -Fr::one(), Fr::rand(&mut rng)] {
+            let half = Fr::from_bigint(Fr::MODULUS_MINUS_ONE_DIV_TWO).unwrap_or_default();
+            for s in [
+                Fr::zero(),
+                Fr::one(),
+                -Fr::one(),
+                half,
+                half + Fr::one(),
+                -Fr::from(u128::MAX),
+                Fr::rand(&mut rng),
+                -Fr::rand(&mut rng),
+            ] {
                 signed_digits(&s, w, nw, &mut d);
                 let mut acc = Fr::zero();
                 let radix = Fr::from(1u64 << w);
@@ -315,6 +341,22 @@ mod tests {
                 }
                 assert_eq!(acc, s, "w={w}");
             }
+        }
+    }
+
+    #[test]
+    fn small_negative_scalars_have_few_digits() {
+        let mut rng = rand::thread_rng();
+        let w = 8u32;
+        let nw = (253 + w as usize) / w as usize;
+        let (mut neg, mut pos) = (Vec::new(), Vec::new());
+        for _ in 0..100 {
+            let v: u128 = rand::Rng::gen(&mut rng);
+            signed_digits(&-Fr::from(v), w, nw, &mut neg);
+            signed_digits(&Fr::from(v), w, nw, &mut pos);
+            let negated: Vec<i32> = pos.iter().map(|d| -d).collect();
+            assert_eq!(neg, negated);
+            assert!(neg[17..].iter().all(|d| *d == 0), "{neg:?}");
         }
     }
 
