@@ -12,9 +12,11 @@
 //! assert_eq!(Element::from_bytes(&bytes).unwrap(), g);
 //! let _scalar: Fr = g.map_to_scalar_field();
 //! ```
-#![forbid(unsafe_code)]
+// Only `field::adx` (run-time detected assembly) opts out, with a safety argument.
+#![deny(unsafe_code)]
 
 mod element;
+mod field;
 mod fixed_base;
 mod fixed_base_msm;
 mod inverse;
@@ -24,6 +26,7 @@ mod scalar;
 mod sqrt;
 
 pub use element::{DecodeError, Element};
+pub use field::{field_uses_adx, use_portable_field};
 pub use fixed_base::{FixedBaseTable, Lookups};
 pub use fixed_base_msm::FixedBaseMsm;
 pub use inverse::{fq_inverse, fr_inverse};

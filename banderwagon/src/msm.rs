@@ -10,8 +10,9 @@ use ark_ec::{AdditiveGroup, VariableBaseMSM};
 use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
 use ark_ff::{BigInteger, PrimeField, Zero};
 
+use crate::field::{with_field_mul, FieldMul};
 use crate::fixed_base::signed_digits;
-use crate::prepared::{add_signed, is_zero_x, PreparedPoint};
+use crate::prepared::{add_projective, add_signed, double_projective, is_zero_x, PreparedPoint};
 use crate::{Element, Fr};
 
 /// Below this many terms a product-by-product sum beats the bucket method's set-up.
@@ -49,22 +50,7 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
         }
     }
     let window_sum = |j: usize| -> EdwardsProjective {
-        let mut buckets = vec![EdwardsProjective::zero(); 1 << (c - 1)];
-        for (i, p) in points[..n].iter().enumerate() {
-            let d = digits[i * nw + j];
-            if d != 0 {
-                add_signed(&mut buckets[d.unsigned_abs() as usize - 1], p, d < 0);
-            }
-        }
-        let mut running = EdwardsProjective::zero();
-        let mut acc = EdwardsProjective::zero();
-        for b in buckets.iter().rev() {
-            if !is_zero_x(b) {
-                running += b;
-            }
-            acc += &running;
-        }
-        acc
+        with_field_mul!(|m| window_sum(m, &points[..n], &digits, c, nw, j))
     };
     #[cfg(feature = "parallel")]
     let sums: Vec<EdwardsProjective> = {
@@ -74,13 +60,41 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     #[cfg(not(feature = "parallel"))]
     let sums: Vec<EdwardsProjective> = (0..nw).map(window_sum).collect();
     let mut acc = EdwardsProjective::zero();
-    for w in sums.iter().rev() {
+    with_field_mul!(|m| for w in sums.iter().rev() {
         for _ in 0..c {
-            acc.double_in_place();
+            double_projective(m, &mut acc);
         }
-        acc += w;
-    }
+        add_projective(m, &mut acc, w);
+    });
     Element(acc)
+}
+
+/// Window `j` of the bucket method: each point into the bucket of its digit, then
+/// `Σ_k k·bucket_k` by a running sum.
+fn window_sum<M: FieldMul>(
+    m: M,
+    points: &[PreparedPoint],
+    digits: &[i32],
+    c: u32,
+    nw: usize,
+    j: usize,
+) -> EdwardsProjective {
+    let mut buckets = vec![EdwardsProjective::zero(); 1 << (c - 1)];
+    for (i, p) in points.iter().enumerate() {
+        let d = digits[i * nw + j];
+        if d != 0 {
+            add_signed(m, &mut buckets[d.unsigned_abs() as usize - 1], p, d < 0);
+        }
+    }
+    let mut running = EdwardsProjective::zero();
+    let mut acc = EdwardsProjective::zero();
+    for b in buckets.iter().rev() {
+        if !is_zero_x(b) {
+            add_projective(m, &mut running, b);
+        }
+        add_projective(m, &mut acc, &running);
+    }
+    acc
 }
 
 /// The window minimising `windows·(8·n + 20·2^(c−1))` field multiplications (one
@@ -135,19 +149,29 @@ pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
         }
     }
     let table = PreparedPoint::batch_from_projective(&odd);
+    Element(with_field_mul!(|m| straus_sum(m, &nafs, &table, half)))
+}
+
+/// The shared doubling chain of Straus' method over wNAF digits and prepared odd multiples.
+fn straus_sum<M: FieldMul>(
+    m: M,
+    nafs: &[Vec<i64>],
+    table: &[PreparedPoint],
+    half: usize,
+) -> EdwardsProjective {
     let len = nafs.iter().map(Vec::len).max().unwrap_or(0);
     let mut acc = EdwardsProjective::zero();
     for bit in (0..len).rev() {
-        acc.double_in_place();
+        double_projective(m, &mut acc);
         for (k, naf) in nafs.iter().enumerate() {
             let d = naf.get(bit).copied().unwrap_or(0);
             if d != 0 {
                 let idx = k * half + (d.unsigned_abs() as usize >> 1);
-                add_signed(&mut acc, &table[idx], d < 0);
+                add_signed(m, &mut acc, &table[idx], d < 0);
             }
         }
     }
-    Element(acc)
+    acc
 }
 
 #[cfg(test)]
@@ -160,6 +184,46 @@ mod tests {
         assert_eq!(pippenger_window(49), 4);
         assert!((5..=7).contains(&pippenger_window(250)));
         assert!((8..=11).contains(&pippenger_window(4000)));
+    }
+
+    /// The assembly and portable backends give identical window sums and Straus chains.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn backends_agree() {
+        use crate::field::{Adx, Portable};
+        let Some(adx) = Adx::detect() else {
+            return;
+        };
+        let mut rng = rand::thread_rng();
+        let n = 200;
+        let pts: Vec<EdwardsProjective> = (0..n)
+            .map(|_| (Element::generator() * Fr::rand(&mut rng)).0)
+            .collect();
+        let prepared = PreparedPoint::batch_from_projective(&pts);
+        let (c, nw) = (6u32, 43usize);
+        let mut digits = Vec::new();
+        let mut scratch = Vec::new();
+        for _ in 0..n {
+            signed_digits(&Fr::rand(&mut rng), c, nw, &mut scratch);
+            digits.extend_from_slice(&scratch);
+        }
+        for j in [0, 7, 42] {
+            let a = window_sum(adx, &prepared, &digits, c, nw, j);
+            let b = window_sum(Portable, &prepared, &digits, c, nw, j);
+            assert_eq!((a.x, a.y, a.t, a.z), (b.x, b.y, b.t, b.z));
+        }
+        let nafs: Vec<Vec<i64>> = (0..4)
+            .map(|_| {
+                Fr::rand(&mut rng)
+                    .into_bigint()
+                    .find_wnaf(5)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let table = &prepared[..32];
+        let a = straus_sum(adx, &nafs, table, 8);
+        let b = straus_sum(Portable, &nafs, table, 8);
+        assert_eq!((a.x, a.y, a.t, a.z), (b.x, b.y, b.t, b.z));
     }
 
     #[test]

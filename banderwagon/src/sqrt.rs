@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use ark_ff::{BigInteger, FftField, Field, One, PrimeField, Zero};
 
+use crate::field::{with_field_mul, FieldMul};
 use crate::Fq;
 
 const WINDOW: u32 = 5;
@@ -71,21 +72,21 @@ impl Schedule {
         Schedule { first, steps }
     }
 
-    fn pow(&self, x: &Fq) -> Fq {
+    fn pow<M: FieldMul>(&self, m: M, x: &Fq) -> Fq {
         // Odd powers x, x³, …, x^31.
         let mut odd = [Fq::one(); 1 << (WINDOW - 1)];
         odd[0] = *x;
-        let x2 = x.square();
+        let x2 = m.square(x);
         for k in 1..odd.len() {
-            odd[k] = odd[k - 1] * x2;
+            odd[k] = m.mul(&odd[k - 1], &x2);
         }
         let mut acc = odd[(self.first >> 1) as usize];
         for &(sq, d) in &self.steps {
             for _ in 0..sq {
-                acc.square_in_place();
+                acc = m.square(&acc);
             }
             if d != 0 {
-                acc *= odd[(d >> 1) as usize];
+                acc = m.mul(&acc, &odd[(d >> 1) as usize]);
             }
         }
         acc
@@ -150,22 +151,21 @@ impl Tables {
     }
 
     /// `g^(−e)` for a 32-bit `e`.
-    fn g_neg_pow(&self, e: u32) -> Fq {
+    fn g_neg_pow<M: FieldMul>(&self, m: M, e: u32) -> Fq {
         let b = e.to_le_bytes();
-        self.t[0][b[0] as usize]
-            * self.t[1][b[1] as usize]
-            * self.t[2][b[2] as usize]
-            * self.t[3][b[3] as usize]
+        let lo = m.mul(&self.t[0][b[0] as usize], &self.t[1][b[1] as usize]);
+        let hi = m.mul(&self.t[2][b[2] as usize], &self.t[3][b[3] as usize]);
+        m.mul(&lo, &hi)
     }
 
     /// `log_g τ` for `τ` in the order-2³² group.
-    fn dlog(&self, tau: &Fq) -> u32 {
+    fn dlog<M: FieldMul>(&self, m: M, tau: &Fq) -> u32 {
         // pw[k] = τ^(2^(8k)).
         let mut pw = [*tau; 4];
         for k in 1..4 {
             let mut y = pw[k - 1];
             for _ in 0..8 {
-                y.square_in_place();
+                y = m.square(&y);
             }
             pw[k] = y;
         }
@@ -176,7 +176,7 @@ impl Tables {
             let low = e.to_le_bytes();
             for (i, byte) in low.iter().enumerate().take(k) {
                 // Multiply by g^(−2^(24−8k)·2^(8i)·byte_i) = t[3−k+i][byte_i].
-                y *= self.t[3 - k + i][*byte as usize];
+                y = m.mul(&y, &self.t[3 - k + i][*byte as usize]);
             }
             // y = g^(2^24·e_k) = t[3][(256 − e_k) mod 256].
             let j = self
@@ -197,30 +197,35 @@ pub(crate) fn sqrt_ratio(u: &Fq, v: &Fq) -> Option<Fq> {
     if u.is_zero() {
         return Some(Fq::zero());
     }
+    with_field_mul!(|m| sqrt_ratio_nonzero(m, u, v))
+}
+
+/// [`sqrt_ratio`] for non-zero `u` and `v`.
+fn sqrt_ratio_nonzero<M: FieldMul>(m: M, u: &Fq, v: &Fq) -> Option<Fq> {
     let tb = tables();
     // v^(2³²−1) by an addition chain, then v^(2³³−1).
-    let v_m1 = pow_2k_minus_1(v, 32);
-    let v_2_33_m1 = v_m1.square() * v;
-    let s = tb.half_m.pow(&(*u * v_2_33_m1)) * v_m1;
-    let c = s * u; // x^((m+1)/2)
-    let tau = c * s * v; // x^m
-    let e = tb.dlog(&tau);
+    let v_m1 = pow_2k_minus_1(m, v, 32);
+    let v_2_33_m1 = m.mul(&m.square(&v_m1), v);
+    let s = m.mul(&tb.half_m.pow(m, &m.mul(u, &v_2_33_m1)), &v_m1);
+    let c = m.mul(&s, u); // x^((m+1)/2)
+    let tau = m.mul(&m.mul(&c, &s), v); // x^m
+    let e = tb.dlog(m, &tau);
     if e & 1 == 1 {
         return None;
     }
-    Some(c * tb.g_neg_pow(e >> 1))
+    Some(m.mul(&c, &tb.g_neg_pow(m, e >> 1)))
 }
 
 /// `x^(2^k − 1)` for `k` a power of two, by `x^(2^(2j)−1) = (x^(2^j−1))^(2^j)·x^(2^j−1)`.
-fn pow_2k_minus_1(x: &Fq, k: u32) -> Fq {
+fn pow_2k_minus_1<M: FieldMul>(m: M, x: &Fq, k: u32) -> Fq {
     let mut acc = *x; // x^(2^1 − 1)
     let mut j = 1;
     while j < k {
         let mut y = acc;
         for _ in 0..j {
-            y.square_in_place();
+            y = m.square(&y);
         }
-        acc *= y;
+        acc = m.mul(&acc, &y);
         j *= 2;
     }
     acc
@@ -242,7 +247,10 @@ pub(crate) fn is_nonzero_square(x: &Fq) -> bool {
 fn is_nonzero_square_euler(x: &Fq) -> bool {
     let mut half_p = Fq::MODULUS;
     half_p.div2(); // (p − 1)/2 since p is odd
-    !x.is_zero() && Schedule::new(&half_p.0).pow(x).is_one()
+    !x.is_zero()
+        && Schedule::new(&half_p.0)
+            .pow(crate::field::Portable, x)
+            .is_one()
 }
 
 fn lt(a: &[u64; 4], b: &[u64; 4]) -> bool {
@@ -310,8 +318,56 @@ fn jacobi_is_one(mut a: [u64; 4], mut n: [u64; 4]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::Portable;
     use ark_ff::UniformRand;
     use rand::{rngs::StdRng, SeedableRng};
+
+    /// The assembly multiplication gives the same roots, non-roots and exponentiations as
+    /// the portable one, on squares, non-squares and edge values.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn backends_agree() {
+        let Some(adx) = crate::field::Adx::detect() else {
+            return;
+        };
+        let mut rng = StdRng::seed_from_u64(12);
+        let mut xs = crate::field::tests::edge_values();
+        xs.extend((0..3000).map(|i| {
+            let x = Fq::rand(&mut rng);
+            if i % 2 == 0 {
+                x.square()
+            } else {
+                x
+            }
+        }));
+        let g = Fq::TWO_ADIC_ROOT_OF_UNITY;
+        xs.extend(
+            [1u64, 2, 255, 256, (1 << 32) - 1]
+                .iter()
+                .map(|e| g.pow([*e])),
+        );
+        let tb = tables();
+        let (mut roots, mut non) = (0, 0);
+        for (i, u) in xs.iter().enumerate() {
+            let v = xs[(i * 7 + 3) % xs.len()];
+            assert_eq!(tb.half_m.pow(adx, u), tb.half_m.pow(Portable, u));
+            assert_eq!(pow_2k_minus_1(adx, u, 32), pow_2k_minus_1(Portable, u, 32));
+            if u.is_zero() || v.is_zero() {
+                continue;
+            }
+            let want = sqrt_ratio_nonzero(Portable, u, &Fq::one());
+            assert_eq!(sqrt_ratio_nonzero(adx, u, &Fq::one()), want, "{u}");
+            assert_eq!(want.is_some(), u.legendre().is_qr());
+            let want = sqrt_ratio_nonzero(Portable, u, &v);
+            assert_eq!(sqrt_ratio_nonzero(adx, u, &v), want, "{u} / {v}");
+            if want.is_some() {
+                roots += 1;
+            } else {
+                non += 1;
+            }
+        }
+        assert!(roots > 1000 && non > 1000, "{roots} {non}");
+    }
 
     #[test]
     fn schedule_matches_pow() {
@@ -329,7 +385,7 @@ mod tests {
             let s = Schedule::new(&e);
             for _ in 0..20 {
                 let x = Fq::rand(&mut rng);
-                assert_eq!(s.pow(&x), x.pow(e));
+                assert_eq!(s.pow(Portable, &x), x.pow(e));
             }
         }
     }
@@ -338,8 +394,8 @@ mod tests {
     fn pow_2k_minus_1_matches() {
         let mut rng = StdRng::seed_from_u64(8);
         let x = Fq::rand(&mut rng);
-        assert_eq!(pow_2k_minus_1(&x, 32), x.pow([(1u64 << 32) - 1]));
-        assert_eq!(pow_2k_minus_1(&x, 1), x);
+        assert_eq!(pow_2k_minus_1(Portable, &x, 32), x.pow([(1u64 << 32) - 1]));
+        assert_eq!(pow_2k_minus_1(Portable, &x, 1), x);
     }
 
     #[test]

@@ -1,0 +1,265 @@
+//! Field multiplication backends for `Fq`, chosen once per hot call at run time.
+//!
+//! The hot loops (fixed-base sums, bucket additions, square roots) are generic over
+//! [`FieldMul`] and monomorphised twice: with [`Portable`] (arkworks' multiplication) and,
+//! on x86-64 processors with BMI2 and ADX, with `Adx` (`mulx`/`adcx`/`adox` assembly, see
+//! `adx.rs`). Each public entry point picks one with [`with_field_mul!`], which reads a
+//! cached detection result; the binaries still run on any x86-64.
+//!
+//! Setting the environment variable `FVERKLE_PORTABLE_FIELD` (to anything but `0`) before
+//! the first use, or calling [`use_portable_field`], forces the portable path.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use ark_ff::Field;
+
+use crate::Fq;
+
+#[cfg(target_arch = "x86_64")]
+mod adx;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use adx::Adx;
+
+/// Montgomery multiplication and squaring in `Fq`, bit-identical to arkworks'.
+pub(crate) trait FieldMul: Copy {
+    /// `a·b`.
+    fn mul(self, a: &Fq, b: &Fq) -> Fq;
+    /// `a²`.
+    fn square(self, a: &Fq) -> Fq;
+}
+
+/// arkworks' portable multiplication.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Portable;
+
+impl FieldMul for Portable {
+    #[inline(always)]
+    fn mul(self, a: &Fq, b: &Fq) -> Fq {
+        *a * b
+    }
+
+    #[inline(always)]
+    fn square(self, a: &Fq) -> Fq {
+        a.square()
+    }
+}
+
+/// The backend chosen for this process.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Backend {
+    Portable(Portable),
+    #[cfg(target_arch = "x86_64")]
+    Adx(Adx),
+}
+
+const UNDECIDED: u8 = 0;
+const PORTABLE: u8 = 1;
+const ADX: u8 = 2;
+
+static CHOICE: AtomicU8 = AtomicU8::new(UNDECIDED);
+
+/// Forces arkworks' portable field multiplication (`true`) or returns to the fastest one
+/// the processor supports (`false`), for all threads. Results are identical either way;
+/// this exists for tests and A/B measurements.
+pub fn use_portable_field(force: bool) {
+    CHOICE.store(if force { PORTABLE } else { detect() }, Ordering::Relaxed);
+}
+
+/// Whether hot loops currently use the assembly (BMI2/ADX) multiplication.
+pub fn field_uses_adx() -> bool {
+    !matches!(backend(), Backend::Portable(_))
+}
+
+fn detect() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if Adx::detect().is_some() {
+        return ADX;
+    }
+    PORTABLE
+}
+
+fn decide() -> u8 {
+    let forced = std::env::var_os("FVERKLE_PORTABLE_FIELD").is_some_and(|v| v != "0");
+    let choice = if forced { PORTABLE } else { detect() };
+    CHOICE.store(choice, Ordering::Relaxed);
+    choice
+}
+
+/// The backend for this call (one relaxed load after the first call).
+#[inline]
+pub(crate) fn backend() -> Backend {
+    let mut choice = CHOICE.load(Ordering::Relaxed);
+    if choice == UNDECIDED {
+        choice = decide();
+    }
+    #[cfg(target_arch = "x86_64")]
+    if choice == ADX {
+        if let Some(adx) = Adx::detect() {
+            return Backend::Adx(adx);
+        }
+    }
+    let _ = choice;
+    Backend::Portable(Portable)
+}
+
+/// `with_field_mul!(|m| expr)`: evaluates `expr` with `m` bound to the backend of
+/// [`backend`], monomorphising `expr` once per backend.
+macro_rules! with_field_mul {
+    (|$m:ident| $body:expr) => {
+        match $crate::field::backend() {
+            #[cfg(target_arch = "x86_64")]
+            $crate::field::Backend::Adx($m) => $body,
+            $crate::field::Backend::Portable($m) => $body,
+        }
+    };
+}
+pub(crate) use with_field_mul;
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use ark_ff::{One, PrimeField, UniformRand, Zero};
+    use rand::{rngs::StdRng, SeedableRng};
+
+    /// Values at the edges of the Montgomery representation.
+    pub(crate) fn edge_values() -> Vec<Fq> {
+        let mut v = vec![
+            Fq::zero(),
+            Fq::one(),
+            -Fq::one(),
+            -Fq::from(2u64),
+            Fq::from(2u64),
+            // R mod p as a value: the Montgomery word of R² mod p.
+            Fq::from_bigint(Fq::R).unwrap_or_default(),
+            Fq::from_bigint(Fq::R2).unwrap_or_default(),
+            Fq::from_bigint(Fq::MODULUS_MINUS_ONE_DIV_TWO).unwrap_or_default(),
+        ];
+        // Raw words with all-ones limbs, top limbs near 2²⁵⁵ (kept below p), single bits.
+        let p = Fq::MODULUS.0;
+        for raw in [
+            [u64::MAX, u64::MAX, u64::MAX, 0],
+            [u64::MAX, u64::MAX, u64::MAX, p[3] - 1],
+            [0, 0, 0, p[3] - 1],
+            [p[0] - 1, p[1], p[2], p[3]],
+            [p[0] - 2, p[1], p[2], p[3]],
+            [1, 0, 0, 0],
+            [0, 1, 0, 0],
+            [0, 0, 1, 0],
+            [0, 0, 0, 1],
+            [0, 0, 0, 1 << 62],
+            [u64::MAX, 0, u64::MAX, 0],
+        ] {
+            v.push(Fq::new_unchecked(ark_ff::BigInt(raw)));
+        }
+        for k in [63u64, 64, 128, 254] {
+            let x = Fq::from(2u64).pow([k]);
+            v.push(x);
+            v.push(-x);
+        }
+        let squares: Vec<Fq> = v.iter().map(|x| x.square()).collect();
+        v.extend(squares);
+        v
+    }
+
+    fn check_backend<M: FieldMul>(m: M) {
+        let edges = edge_values();
+        for a in &edges {
+            assert_eq!(m.square(a), a.square(), "{a}");
+            for b in &edges {
+                assert_eq!(m.mul(a, b), *a * b, "{a} * {b}");
+            }
+        }
+        let mut rng = StdRng::seed_from_u64(0xadc);
+        let n = if cfg!(debug_assertions) {
+            20_000
+        } else {
+            1_000_000
+        };
+        // Also a dependent chain: outputs fed back as inputs.
+        let mut x = Fq::rand(&mut rng);
+        let mut y = x;
+        for _ in 0..n {
+            let a = Fq::rand(&mut rng);
+            let b = Fq::rand(&mut rng);
+            assert_eq!(m.mul(&a, &b), a * b, "{a} * {b}");
+            assert_eq!(m.square(&a), a.square(), "{a}");
+            x = m.mul(&m.square(&x), &a);
+            y = y.square() * a;
+        }
+        assert_eq!(x, y);
+    }
+
+    #[test]
+    fn portable_matches_arkworks() {
+        check_backend(Portable);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn adx_matches_arkworks() {
+        match Adx::detect() {
+            Some(adx) => check_backend(adx),
+            None => eprintln!("no BMI2/ADX on this processor: assembly path not tested"),
+        }
+    }
+
+    #[test]
+    fn forcing_the_portable_path() {
+        let _ = backend();
+        let saved = CHOICE.load(Ordering::Relaxed);
+        use_portable_field(true);
+        assert!(!field_uses_adx());
+        use_portable_field(false);
+        assert_eq!(field_uses_adx(), detect() == ADX);
+        CHOICE.store(saved, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use ark_ff::UniformRand;
+    use rand::{rngs::StdRng, SeedableRng};
+    use std::hint::black_box;
+
+    fn run<M: FieldMul, const K: usize>(m: M, label: &str) {
+        let mut rng = StdRng::seed_from_u64(1);
+        let y = Fq::rand(&mut rng);
+        let mut xs: [Fq; K] = std::array::from_fn(|_| Fq::rand(&mut rng));
+        let n = 4_000_000 / K;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            for x in xs.iter_mut() {
+                *x = m.mul(x, &black_box(y));
+            }
+        }
+        black_box(xs);
+        eprintln!(
+            "{label} K={K}: {:.2} ns",
+            t.elapsed().as_nanos() as f64 / (n * K) as f64
+        );
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            for x in xs.iter_mut() {
+                *x = m.square(x);
+            }
+        }
+        black_box(xs);
+        eprintln!(
+            "{label} sq K={K}: {:.2} ns",
+            t.elapsed().as_nanos() as f64 / (n * K) as f64
+        );
+    }
+
+    #[test]
+    #[ignore]
+    fn time_backends() {
+        run::<_, 1>(Portable, "portable");
+        run::<_, 4>(Portable, "portable");
+        #[cfg(target_arch = "x86_64")]
+        if let Some(adx) = Adx::detect() {
+            run::<_, 1>(adx, "adx");
+            run::<_, 4>(adx, "adx");
+        }
+    }
+}
