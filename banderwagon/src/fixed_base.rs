@@ -18,6 +18,8 @@ use crate::{Element, Fr};
 pub struct FixedBaseTable {
     window: u32,
     num_windows: usize,
+    /// Scalars below `2^scalar_bits` are covered (253: every scalar).
+    scalar_bits: u32,
     /// Flattened `[base][window][k - 1]`.
     points: Vec<PreparedPoint>,
 }
@@ -116,6 +118,14 @@ pub struct Lookups {
 }
 
 impl Lookups {
+    /// Room for `entries` table positions without reallocating.
+    pub fn with_capacity(entries: usize) -> Self {
+        Lookups {
+            entries: Vec::with_capacity(entries),
+            digits: Vec::with_capacity(32),
+        }
+    }
+
     /// Forgets all positions (keeps the allocation).
     pub fn clear(&mut self) {
         self.entries.clear();
@@ -135,8 +145,17 @@ impl Lookups {
 impl FixedBaseTable {
     /// Builds tables with window `window` bits (2..=20) for each base.
     pub fn new(bases: &[Element], window: u32) -> Self {
+        Self::with_scalar_bits(bases, window, 253)
+    }
+
+    /// Builds tables covering only scalars below `2^scalar_bits` (`scalar_bits` clamped to
+    /// 1..=253): `⌈(scalar_bits + 1)/window⌉` windows per base instead of `⌈254/window⌉`.
+    /// With `scalar_bits < 253` only [`FixedBaseTable::lookup_u128`] may be used, and only
+    /// for values below `2^scalar_bits`; the methods taking an [`Fr`] panic.
+    pub fn with_scalar_bits(bases: &[Element], window: u32, scalar_bits: u32) -> Self {
         let window = window.clamp(2, 20);
-        let num_windows = (253 + window as usize) / window as usize;
+        let scalar_bits = scalar_bits.clamp(1, 253);
+        let num_windows = (scalar_bits as usize + window as usize) / window as usize;
         let per_window = 1usize << (window - 1);
         // The window bases 2^(w·j)·B: one doubling chain per base (cheap, sequential).
         let mut window_bases = Vec::with_capacity(bases.len() * num_windows);
@@ -187,6 +206,7 @@ impl FixedBaseTable {
         FixedBaseTable {
             window,
             num_windows,
+            scalar_bits,
             points,
         }
     }
@@ -216,6 +236,7 @@ impl FixedBaseTable {
     /// The table entries are resolved and touched before the first addition, so that
     /// their cache misses overlap instead of stalling one addition each.
     pub fn accumulate(&self, acc: &mut Element, index: usize, scalar: &Fr, digits: &mut Vec<i32>) {
+        self.assert_full_range();
         signed_digits(scalar, self.window, self.num_windows, digits);
         let per_window = self.per_window();
         let base_off = index * self.num_windows * per_window;
@@ -243,6 +264,7 @@ impl FixedBaseTable {
     /// Appends the table positions of `scalar·B_index` to `out`; no arithmetic yet (see
     /// [`FixedBaseTable::add_lookups`]). Panics if `index >= num_bases()`.
     pub fn lookup(&self, index: usize, scalar: &Fr, out: &mut Lookups) {
+        self.assert_full_range();
         signed_digits(scalar, self.window, self.num_windows, &mut out.digits);
         let digits = std::mem::take(&mut out.digits);
         self.push_digits(index, &digits, out);
@@ -250,12 +272,27 @@ impl FixedBaseTable {
     }
 
     /// [`FixedBaseTable::lookup`] for a scalar below 2¹²⁸ given as an integer (a 16-byte
-    /// chunk of a Pedersen hash input): no conversion to and from Montgomery form.
+    /// chunk of a Pedersen hash input): no conversion to and from Montgomery form. Panics
+    /// if the table covers fewer bits than `value` has.
     pub fn lookup_u128(&self, index: usize, value: u128, out: &mut Lookups) {
+        assert!(
+            self.scalar_bits >= 128 || value >> self.scalar_bits == 0,
+            "value above the table's {} bits",
+            self.scalar_bits
+        );
         signed_digits_u128(value, self.window, self.num_windows, &mut out.digits);
         let digits = std::mem::take(&mut out.digits);
         self.push_digits(index, &digits, out);
         out.digits = digits;
+    }
+
+    /// Methods taking an [`Fr`] need every window (a table layout error otherwise).
+    fn assert_full_range(&self) {
+        assert!(
+            self.scalar_bits >= 253,
+            "this table covers only scalars below 2^{}",
+            self.scalar_bits
+        );
     }
 
     fn push_digits(&self, index: usize, digits: &[i32], out: &mut Lookups) {
@@ -435,6 +472,37 @@ mod tests {
         t.add_entries(adx, &mut a, &l.entries);
         t.add_entries(crate::field::Portable, &mut b, &l.entries);
         assert_eq!((a.0.x, a.0.y, a.0.t, a.0.z), (b.0.x, b.0.y, b.0.t, b.0.z));
+    }
+
+    #[test]
+    fn u128_table_matches_full_table() {
+        let mut rng = rand::thread_rng();
+        let bases: Vec<Element> = (0..2)
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        for w in [8u32, 13, 16] {
+            let short = FixedBaseTable::with_scalar_bits(&bases, w, 128);
+            assert_eq!(short.num_bases(), 2);
+            assert_eq!(short.num_windows, (128 + w as usize) / w as usize);
+            let mut values = vec![0u128, 1, u128::MAX, u128::MAX - 1, 1 << 127, (1 << 127) - 1];
+            values.extend((0..20).map(|_| rand::Rng::gen::<u128>(&mut rng)));
+            for &v in &values {
+                let mut l = Lookups::default();
+                short.lookup_u128(1, v, &mut l);
+                let mut acc = Element::identity();
+                short.add_lookups(&mut acc, &l);
+                assert_eq!(acc, bases[1] * Fr::from(v), "w={w} v={v}");
+            }
+        }
+        let t = FixedBaseTable::with_scalar_bits(&bases, 8, 40);
+        let mut l = Lookups::default();
+        t.lookup_u128(0, (1 << 40) - 1, &mut l);
+        let mut acc = Element::identity();
+        t.add_lookups(&mut acc, &l);
+        assert_eq!(acc, bases[0] * Fr::from((1u64 << 40) - 1));
+        let short = std::panic::catch_unwind(|| t.lookup_u128(0, 1 << 40, &mut Lookups::default()));
+        assert!(short.is_err());
+        assert!(std::panic::catch_unwind(|| t.mul(0, &Fr::one())).is_err());
     }
 
     #[test]
