@@ -31,7 +31,10 @@ pub fn multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
         return vartime_straus(&points[..n], &scalars[..n]);
     }
     let proj: Vec<EdwardsProjective> = points[..n].iter().map(|p| p.0).collect();
-    vartime_pippenger(&PreparedPoint::batch_from_projective(&proj), &scalars[..n])
+    vartime_pippenger(
+        &PreparedPoint::batch_from_projective_par(&proj),
+        &scalars[..n],
+    )
 }
 
 /// The bucket method (Pippenger) with signed digits over prepared points: per window one

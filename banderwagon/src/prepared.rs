@@ -6,11 +6,10 @@
 //! arkworks' mixed addition from plain affine `(x, y)`.
 
 use ark_ec::twisted_edwards::TECurveConfig;
-use ark_ec::CurveGroup;
 use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsProjective};
-use ark_ff::{AdditiveGroup, Zero};
+use ark_ff::{AdditiveGroup, One, Zero};
 
-use crate::field::FieldMul;
+use crate::field::{with_field_mul, FieldMul};
 use crate::Fq;
 
 /// An affine point with `d·x·y` precomputed.
@@ -21,6 +20,43 @@ pub(crate) struct PreparedPoint {
     pub(crate) dt: Fq,
 }
 
+/// Appends the prepared forms of `points` to `out`: prefix products of the `z`s, one
+/// inversion, then per point `1/z`, `x`, `y` and `d·x·y` (7 multiplications). A point with
+/// `z = 0` (never a valid one) becomes `(0, 0, 0)`, as arkworks' `normalize_batch` gives.
+fn batch_prepare<M: FieldMul>(m: M, points: &[EdwardsProjective], out: &mut Vec<PreparedPoint>) {
+    let zero = PreparedPoint {
+        x: Fq::zero(),
+        y: Fq::zero(),
+        dt: Fq::zero(),
+    };
+    let mut prefix = Vec::with_capacity(points.len());
+    let mut acc = Fq::one();
+    for p in points {
+        prefix.push(acc);
+        if !p.z.is_zero() {
+            acc = m.mul(&acc, &p.z);
+        }
+    }
+    // `acc` is a product of non-zero values.
+    let mut inv = crate::inverse::fq_inverse(&acc).unwrap_or_default();
+    out.resize(out.len() + points.len(), zero);
+    let start = out.len() - points.len();
+    for ((p, before), o) in points.iter().zip(&prefix).zip(&mut out[start..]).rev() {
+        if p.z.is_zero() {
+            continue;
+        }
+        let z_inv = m.mul(&inv, before);
+        inv = m.mul(&inv, &p.z);
+        let x = m.mul(&p.x, &z_inv);
+        let y = m.mul(&p.y, &z_inv);
+        *o = PreparedPoint {
+            x,
+            y,
+            dt: m.mul(&m.mul(&BandersnatchConfig::COEFF_D, &x), &y),
+        };
+    }
+}
+
 /// `a·v` for the curve coefficient `a = −5`.
 #[inline(always)]
 fn mul_by_a(v: Fq) -> Fq {
@@ -28,16 +64,30 @@ fn mul_by_a(v: Fq) -> Fq {
 }
 
 impl PreparedPoint {
-    /// Normalises many projective points with one field inversion.
+    /// Normalises many projective points with one field inversion (Montgomery's trick),
+    /// on the calling thread.
     pub(crate) fn batch_from_projective(points: &[EdwardsProjective]) -> Vec<PreparedPoint> {
-        EdwardsProjective::normalize_batch(points)
-            .into_iter()
-            .map(|a| PreparedPoint {
-                x: a.x,
-                y: a.y,
-                dt: BandersnatchConfig::COEFF_D * a.x * a.y,
-            })
-            .collect()
+        let mut out = Vec::with_capacity(points.len());
+        with_field_mul!(|m| batch_prepare(m, points, &mut out));
+        out
+    }
+
+    /// [`PreparedPoint::batch_from_projective`] split into chunks normalised in parallel
+    /// (rayon) with the `parallel` feature; for large inputs outside table builds.
+    pub(crate) fn batch_from_projective_par(points: &[EdwardsProjective]) -> Vec<PreparedPoint> {
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            const CHUNK: usize = 2048;
+            if points.len() > CHUNK {
+                let parts: Vec<Vec<PreparedPoint>> = points
+                    .par_chunks(CHUNK)
+                    .map(PreparedPoint::batch_from_projective)
+                    .collect();
+                return parts.into_iter().flatten().collect();
+            }
+        }
+        Self::batch_from_projective(points)
     }
 
     /// `-self`.
@@ -198,6 +248,46 @@ mod tests {
     #[test]
     fn prepared_addition_matches_arkworks() {
         check_formulas(Portable);
+    }
+
+    #[test]
+    fn batch_preparation_matches_arkworks() {
+        use ark_ec::CurveGroup;
+        let mut pts = random_points(9);
+        // Non-trivial z: sums of points.
+        for i in 1..pts.len() {
+            let prev = pts[i - 1];
+            pts[i] += prev;
+        }
+        pts.push(EdwardsProjective::new_unchecked(
+            Fq::one(),
+            Fq::one(),
+            Fq::one(),
+            Fq::zero(),
+        ));
+        let many: Vec<EdwardsProjective> = (0..5000).map(|i| pts[i % pts.len()]).collect();
+        let want: Vec<PreparedPoint> = EdwardsProjective::normalize_batch(&many)
+            .into_iter()
+            .map(|a| PreparedPoint {
+                x: a.x,
+                y: a.y,
+                dt: BandersnatchConfig::COEFF_D * a.x * a.y,
+            })
+            .collect();
+        assert_eq!(PreparedPoint::batch_from_projective(&many), want);
+        assert_eq!(PreparedPoint::batch_from_projective_par(&many), want);
+        assert_eq!(PreparedPoint::batch_from_projective(&many[..7]), want[..7]);
+        assert!(PreparedPoint::batch_from_projective(&[]).is_empty());
+        let mut out = Vec::new();
+        batch_prepare(Portable, &many[..50], &mut out);
+        batch_prepare(Portable, &many[50..100], &mut out);
+        assert_eq!(out, want[..100]);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(adx) = crate::field::Adx::detect() {
+            let mut out = Vec::new();
+            batch_prepare(adx, &many, &mut out);
+            assert_eq!(out, want);
+        }
     }
 
     /// The assembly backend gives the same coordinates as the portable one.

@@ -60,6 +60,18 @@ fn main() {
         committer.memory_bytes() as f64 / (1 << 20) as f64,
         t.elapsed()
     );
+    let t = Instant::now();
+    let chunk_bytes = committer.prepare_chunk_table();
+    println!(
+        "pedersen chunk table {:.1} MiB, built in {:?}; field arithmetic: {}",
+        chunk_bytes as f64 / (1 << 20) as f64,
+        t.elapsed(),
+        if banderwagon::field_uses_adx() {
+            "BMI2/ADX assembly"
+        } else {
+            "portable"
+        }
+    );
     let mut rng = StdRng::seed_from_u64(1);
     let poly: Vec<Fr> = (0..256).map(|_| Fr::rand(&mut rng)).collect();
     let (old, new) = (Fr::rand(&mut rng), Fr::rand(&mut rng));
