@@ -6,6 +6,8 @@ use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsAffine, Edward
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
+use crate::field::with_field_mul;
+use crate::prepared::batch_affine;
 use crate::{Fq, Fr};
 
 /// Why 32 bytes are not the encoding of a Banderwagon element.
@@ -119,21 +121,38 @@ impl Element {
 
     /// The canonical 32-byte encoding: big-endian x, negated when y is not positive.
     pub fn to_bytes(&self) -> [u8; 32] {
-        Self::affine_to_bytes(&self.0.into_affine())
+        match crate::inverse::fq_inverse(&self.0.z) {
+            Some(z_inv) => Self::xy_to_bytes(&(self.0.x * z_inv), &(self.0.y * z_inv)),
+            None => Self::xy_to_bytes(&Fq::zero(), &Fq::zero()),
+        }
     }
 
-    fn affine_to_bytes(p: &EdwardsAffine) -> [u8; 32] {
-        let x = if is_positive(&p.y) { p.x } else { -p.x };
+    fn xy_to_bytes(x: &Fq, y: &Fq) -> [u8; 32] {
+        let x = if is_positive(y) { *x } else { -*x };
         fq_to_be_bytes(&x)
     }
 
-    /// Encodes many elements with one field inversion.
+    /// Encodes many elements with one field inversion (per chunk of 1024, in parallel with
+    /// the `parallel` feature).
     pub fn batch_to_bytes(elements: &[Element]) -> Vec<[u8; 32]> {
-        let proj: Vec<EdwardsProjective> = elements.iter().map(|e| e.0).collect();
-        EdwardsProjective::normalize_batch(&proj)
-            .iter()
-            .map(Self::affine_to_bytes)
-            .collect()
+        const CHUNK: usize = 1024;
+        let encode = |chunk: &[Element]| -> Vec<[u8; 32]> {
+            let proj: Vec<EdwardsProjective> = chunk.iter().map(|e| e.0).collect();
+            let mut out = vec![[0u8; 32]; chunk.len()];
+            with_field_mul!(|m| batch_affine(m, &proj, |i, x, y| {
+                if let Some(o) = out.get_mut(i) {
+                    *o = Self::xy_to_bytes(&x, &y);
+                }
+            }));
+            out
+        };
+        #[cfg(feature = "parallel")]
+        if elements.len() > CHUNK {
+            use rayon::prelude::*;
+            let parts: Vec<Vec<[u8; 32]>> = elements.par_chunks(CHUNK).map(encode).collect();
+            return parts.into_iter().flatten().collect();
+        }
+        elements.chunks(CHUNK).flat_map(encode).collect()
     }
 
     /// Decodes a canonical 32-byte encoding, with the subgroup check.
@@ -458,6 +477,31 @@ mod tests {
             Element::from_uncompressed_be(&xb, &fq_to_be_bytes(&-y)),
             Err(DecodeError::NotCanonicalY)
         );
+    }
+
+    /// The encoders match arkworks' normalisation on many points, in and across chunks.
+    #[test]
+    fn encodings_match_arkworks_affine() {
+        use ark_ff::UniformRand;
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+        let g = Element::generator();
+        let mut pts: Vec<Element> = (0..2500).map(|_| g * Fr::rand(&mut rng)).collect();
+        pts[5] = Element::identity();
+        pts[1500] = Element::identity();
+        let want: Vec<[u8; 32]> = pts
+            .iter()
+            .map(|p| {
+                let a = p.0.into_affine();
+                let x = if is_positive(&a.y) { a.x } else { -a.x };
+                fq_to_be_bytes(&x)
+            })
+            .collect();
+        assert_eq!(Element::batch_to_bytes(&pts), want);
+        for (p, w) in pts.iter().zip(&want).take(50) {
+            assert_eq!(p.to_bytes(), *w);
+        }
+        assert!(Element::batch_to_bytes(&[]).is_empty());
     }
 
     #[test]

@@ -20,15 +20,16 @@ pub(crate) struct PreparedPoint {
     pub(crate) dt: Fq,
 }
 
-/// Appends the prepared forms of `points` to `out`: prefix products of the `z`s, one
-/// inversion, then per point `1/z`, `x`, `y` and `d·x·y` (7 multiplications). A point with
-/// `z = 0` (never a valid one) becomes `(0, 0, 0)`, as arkworks' `normalize_batch` gives.
-fn batch_prepare<M: FieldMul>(m: M, points: &[EdwardsProjective], out: &mut Vec<PreparedPoint>) {
-    let zero = PreparedPoint {
-        x: Fq::zero(),
-        y: Fq::zero(),
-        dt: Fq::zero(),
-    };
+/// Calls `emit(i, x, y)` with the affine coordinates of each `points[i]`, last point
+/// first: prefix products of the `z`s, one inversion, then per point `1/z`, `x` and `y`
+/// (5 multiplications). A point with `z = 0` (never a valid one) gets `(0, 0)`, as
+/// arkworks' `normalize_batch` gives.
+#[inline(always)]
+pub(crate) fn batch_affine<M: FieldMul>(
+    m: M,
+    points: &[EdwardsProjective],
+    mut emit: impl FnMut(usize, Fq, Fq),
+) {
     let mut prefix = Vec::with_capacity(points.len());
     let mut acc = Fq::one();
     for p in points {
@@ -39,22 +40,36 @@ fn batch_prepare<M: FieldMul>(m: M, points: &[EdwardsProjective], out: &mut Vec<
     }
     // `acc` is a product of non-zero values.
     let mut inv = crate::inverse::fq_inverse(&acc).unwrap_or_default();
-    out.resize(out.len() + points.len(), zero);
-    let start = out.len() - points.len();
-    for ((p, before), o) in points.iter().zip(&prefix).zip(&mut out[start..]).rev() {
+    for (i, (p, before)) in points.iter().zip(&prefix).enumerate().rev() {
         if p.z.is_zero() {
+            emit(i, Fq::zero(), Fq::zero());
             continue;
         }
         let z_inv = m.mul(&inv, before);
         inv = m.mul(&inv, &p.z);
-        let x = m.mul(&p.x, &z_inv);
-        let y = m.mul(&p.y, &z_inv);
-        *o = PreparedPoint {
-            x,
-            y,
-            dt: m.mul(&m.mul(&BandersnatchConfig::COEFF_D, &x), &y),
-        };
+        emit(i, m.mul(&p.x, &z_inv), m.mul(&p.y, &z_inv));
     }
+}
+
+/// Appends the prepared forms of `points` to `out` ([`batch_affine`], then `d·x·y`).
+fn batch_prepare<M: FieldMul>(m: M, points: &[EdwardsProjective], out: &mut Vec<PreparedPoint>) {
+    let zero = PreparedPoint {
+        x: Fq::zero(),
+        y: Fq::zero(),
+        dt: Fq::zero(),
+    };
+    let start = out.len();
+    out.resize(start + points.len(), zero);
+    let slots = &mut out[start..];
+    batch_affine(m, points, |i, x, y| {
+        if let Some(o) = slots.get_mut(i) {
+            *o = PreparedPoint {
+                x,
+                y,
+                dt: m.mul(&m.mul(&BandersnatchConfig::COEFF_D, &x), &y),
+            };
+        }
+    });
 }
 
 /// `a·v` for the curve coefficient `a = −5`.
