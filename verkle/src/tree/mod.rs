@@ -354,13 +354,16 @@ impl<S: NodeStore> Tree<S> {
     /// `stems` (sorted) will reach, with one batched store read per level and the records
     /// decoded in parallel. Nodes already in memory are not read again.
     fn prefetch(&mut self, stems: &[Stem]) -> Result<(), TreeError> {
+        // Where each stem's descent stopped at a stored child: (stem, node, depth). The
+        // next level resumes there instead of walking down from the root again.
+        let mut cursors: Vec<(&Stem, NodeId, usize)> =
+            stems.iter().map(|s| (s, self.root, 0usize)).collect();
         loop {
             // (parent, slot position, child path, kind, committed scalar) of each stored
             // child a descent stops at.
             let mut frontier: Vec<(NodeId, usize, NodePath, NodeKind, Fr)> = Vec::new();
-            for stem in stems {
-                let mut cur = self.root;
-                let mut depth = 0usize;
+            let mut waiting = Vec::with_capacity(cursors.len());
+            for (stem, mut cur, mut depth) in cursors.drain(..) {
                 while depth < STEM_LEN {
                     let n = self.arena.internal(cur);
                     let Ok(pos) = n.find(stem[depth]) else {
@@ -385,11 +388,13 @@ impl<S: NodeStore> Tree<S> {
                                     e.committed,
                                 ));
                             }
+                            waiting.push((stem, cur, depth));
                             break;
                         }
                     }
                 }
             }
+            cursors = waiting;
             if frontier.is_empty() {
                 return Ok(());
             }
