@@ -908,6 +908,15 @@ impl<S: NodeStore> Tree<S> {
         {
             return;
         }
+        if self.arena.internal_count() <= budget / 2 {
+            self.evict_leaves(budget);
+        } else {
+            self.evict_walk(budget);
+        }
+    }
+
+    /// [`Tree::evict`] in general: a walk from the root, best candidate first.
+    fn evict_walk(&mut self, budget: usize) {
         // (preferred, stamp, shallower first, parent, slot position, child). While
         // internal nodes are preferred, they come before every leaf: an internal node is on
         // the path of every stem below it, so a block of scattered writes reaches it again
@@ -972,6 +981,50 @@ impl<S: NodeStore> Tree<S> {
                     }
                 }
             }
+            self.evicted += 1;
+        }
+    }
+
+    /// [`Tree::evict`] when every internal node fits in the preferred half of the budget:
+    /// all internal nodes stay, and of the leaves the most recently used (the shallower
+    /// first among equals) fill the rest of the budget. The same choice as the general
+    /// walk, found with one pass over the internal nodes and a linear-time selection
+    /// instead of a heap over every cached node.
+    fn evict_leaves(&mut self, budget: usize) {
+        let keep = budget.saturating_sub(self.arena.internal_count());
+        // (stamp, shallower first, parent, slot position) of every cached leaf.
+        let mut leaves: Vec<(u32, std::cmp::Reverse<usize>, NodeId, usize)> = Vec::new();
+        let mut stack = vec![(self.root, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
+            if let Node::Internal(n) = self.arena.get(id) {
+                for (pos, e) in n.children.iter().enumerate() {
+                    if let ChildRef::Loaded(c) = e.child {
+                        match self.arena.get(c) {
+                            Node::Internal(_) => stack.push((c, depth + 1)),
+                            Node::Leaf(_) => leaves.push((
+                                self.arena.stamp(c),
+                                std::cmp::Reverse(depth + 1),
+                                id,
+                                pos,
+                            )),
+                        }
+                    }
+                }
+            }
+        }
+        let Some(cut) = leaves.len().checked_sub(keep).filter(|&c| c > 0) else {
+            return;
+        };
+        // The `cut` least wanted leaves first.
+        leaves.select_nth_unstable_by_key(cut - 1, |&(stamp, depth, ..)| (stamp, depth));
+        for &(_, _, parent, pos) in leaves.iter().take(cut) {
+            let entry = &self.arena.internal(parent).children[pos];
+            let ChildRef::Loaded(c) = entry.child else {
+                continue;
+            };
+            debug_assert!(self.arena.get(c).mtf() == entry.committed);
+            self.arena.internal_mut(parent).children[pos].child = ChildRef::Stored(NodeKind::Leaf);
+            self.arena.free(c);
             self.evicted += 1;
         }
     }
@@ -1126,6 +1179,65 @@ fn store_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> TreeError 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (internal nodes, sorted stamps of the cached leaves) of a tree.
+    fn cache_profile(t: &Tree) -> (usize, Vec<u32>) {
+        let mut stamps = Vec::new();
+        let mut stack = vec![t.root];
+        while let Some(id) = stack.pop() {
+            if let Node::Internal(n) = t.arena.get(id) {
+                for e in &n.children {
+                    if let ChildRef::Loaded(c) = e.child {
+                        match t.arena.get(c) {
+                            Node::Internal(_) => stack.push(c),
+                            Node::Leaf(_) => stamps.push(t.arena.stamp(c)),
+                        }
+                    }
+                }
+            }
+        }
+        stamps.sort_unstable();
+        (t.arena.internal_count(), stamps)
+    }
+
+    #[test]
+    fn leaf_eviction_matches_the_general_walk() {
+        let mut t = Tree::new();
+        for b in 0..6u32 {
+            t.apply((0..300u32).map(|i| {
+                let n = (b * 300 + i).wrapping_mul(2_654_435_761);
+                let k: TreeKey = std::array::from_fn(|j| (n >> (j % 4 * 8)) as u8 ^ (j as u8));
+                (k, Some([b as u8; 32]))
+            }))
+            .unwrap();
+            t.persist().unwrap();
+        }
+        let internal = t.arena.internal_count();
+        assert!(internal > 100, "{internal}");
+        for budget in [
+            2 * internal,
+            2 * internal + 1,
+            2 * internal + 700,
+            t.arena.live() - 1,
+        ] {
+            let mut fast = t.clone();
+            let mut walk = t.clone();
+            fast.evict_leaves(budget);
+            walk.evict_walk(budget);
+            assert_eq!(
+                fast.arena.live(),
+                budget.min(t.arena.live()),
+                "budget {budget}"
+            );
+            assert_eq!(
+                cache_profile(&fast),
+                cache_profile(&walk),
+                "budget {budget}"
+            );
+            assert_eq!(fast.stats().nodes_evicted, walk.stats().nodes_evicted);
+            assert_eq!(fast.root_bytes(), t.root_bytes());
+        }
+    }
 
     fn key(prefix: &[u8], suffix: u8) -> TreeKey {
         let mut k = [0u8; 32];
