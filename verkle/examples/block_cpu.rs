@@ -2,8 +2,11 @@
 //! of the `block 10k updates on 1M keys (rocksdb)` bench (same keys, same values):
 //!
 //! ```text
-//! cargo run --release -p verkle --example block_cpu -- DIR [blocks]
+//! cargo run --release -p verkle --example block_cpu -- DIR [blocks] [--compact]
 //! ```
+//!
+//! With `--compact` the database is first compacted (rewritten with the current RocksDB
+//! options) and flushed, outside the measurement.
 //!
 //! The first block (cold caches) is reported apart. CPU time is user + system of the whole
 //! process (all threads, RocksDB's included) from `/proc/self/stat`, in clock ticks of
@@ -39,6 +42,12 @@ fn main() {
     let dir = args.get(1).expect("usage: block_cpu DIR [blocks]");
     let blocks: u32 = args.get(2).map_or(6, |b| b.parse().unwrap());
     let store = RocksStore::open(dir).unwrap();
+    if args.iter().any(|a| a == "--compact") {
+        let t = Instant::now();
+        store.flush().unwrap();
+        store.compact().unwrap();
+        println!("compacted in {:?}", t.elapsed());
+    }
     let mut tree = Tree::open_with(
         store,
         TreeConfig {

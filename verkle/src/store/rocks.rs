@@ -317,6 +317,17 @@ impl RocksStore {
             })
     }
 
+    /// Compacts both column families over their whole key range: rewrites every file with
+    /// the current options (for example the LZ4-compressed files of earlier versions, which
+    /// become uncompressed) and drops overwritten and deleted records. Slow (it reads and
+    /// writes the whole database); for maintenance, not for the block path.
+    pub fn compact(&self) -> Result<(), RocksError> {
+        for cf in [self.cf(CF_NODES)?, self.cf(CF_META)?] {
+            self.db.compact_range_cf::<&[u8], &[u8]>(cf, None, None);
+        }
+        Ok(())
+    }
+
     /// Flushes the memtables to disk (not needed for durability: the write-ahead log has
     /// every batch; this shortens the next open's log replay).
     pub fn flush(&self) -> Result<(), RocksError> {
