@@ -2,7 +2,7 @@
 //! of the `block 10k updates on 1M keys (rocksdb)` bench (same keys, same values):
 //!
 //! ```text
-//! cargo run --release -p verkle --example block_cpu -- DIR [blocks] [--compact]
+//! cargo run --release -p verkle --example block_cpu -- DIR [blocks] [--compact] [--block-cache MB]
 //! ```
 //!
 //! With `--compact` the database is first compacted (rewritten with the current RocksDB
@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
-use verkle::store::RocksStore;
+use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
 const BLOCK: u32 = 10_000;
@@ -40,8 +40,16 @@ fn cpu_ticks() -> u64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = args.get(1).expect("usage: block_cpu DIR [blocks]");
-    let blocks: u32 = args.get(2).map_or(6, |b| b.parse().unwrap());
-    let store = RocksStore::open(dir).unwrap();
+    let blocks: u32 = args
+        .get(2)
+        .filter(|a| !a.starts_with("--"))
+        .map_or(6, |b| b.parse().unwrap());
+    let mut config = RocksConfig::default();
+    if let Some(i) = args.iter().position(|a| a == "--block-cache") {
+        let mb: usize = args.get(i + 1).expect("--block-cache MB").parse().unwrap();
+        config.block_cache_bytes = mb << 20;
+    }
+    let store = RocksStore::open_with(dir, &config).unwrap();
     if args.iter().any(|a| a == "--compact") {
         let t = Instant::now();
         store.flush().unwrap();
