@@ -10,9 +10,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Options,
-    WriteBatch, WriteOptions, DB,
+    BlockBasedOptions, BlockBasedTablePinningTier, Cache, ColumnFamily, ColumnFamilyDescriptor,
+    DBCompressionType, DataBlockIndexType, Options, ReadOptions, WriteBatch, WriteOptions, DB,
 };
 
 use super::{NodeBatch, NodePath, NodeStore};
@@ -64,6 +65,27 @@ pub enum RocksError {
         /// RocksDB's reason.
         source: rocksdb::Error,
     },
+}
+
+/// Keys per `MultiGet` below which [`RocksStore::get_nodes`] does not split a read
+/// across threads.
+const PARALLEL_READ_CHUNK: usize = 512;
+
+/// Read options of the hot path (node and meta reads).
+///
+/// Block checksums are not verified on these reads: checksumming the whole 4 KB block of
+/// every randomly read node costs more than decoding the record. The trade-off: a block
+/// corrupted on disk after it was written is not reported as such by the read. What still
+/// catches it: RocksDB verifies checksums whenever it reads a file for compaction, so a
+/// corrupt file fails its next compaction loudly; every record is decoded with its
+/// canonical checks (exact lengths, points on the curve, scalars below the modulus); and
+/// a loaded node's map-to-field scalar must equal the one its parent committed to
+/// (`Inconsistent` otherwise). A flipped bit in a leaf value that leaves all of that intact
+/// would go unnoticed until that compaction.
+fn node_read_options() -> ReadOptions {
+    let mut o = ReadOptions::default();
+    o.set_verify_checksums(false);
+    o
 }
 
 /// Tuning of a [`RocksStore`].
@@ -119,17 +141,39 @@ impl RocksStore {
     ) -> Result<RocksStore, RocksError> {
         let dir = dir.as_ref().to_path_buf();
         let cache = Cache::new_lru_cache(config.block_cache_bytes);
-        let cf_options = |bloom: bool| {
+        let cf_options = |nodes: bool| {
             let mut table = BlockBasedOptions::default();
             table.set_block_cache(&cache);
+            // Index and filter blocks live in the block cache and stay pinned there while
+            // their file is open: every point read needs them, and a random node read must
+            // not evict them.
             table.set_cache_index_and_filter_blocks(true);
-            if bloom {
+            table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+            table.set_unpartitioned_pinning_tier(BlockBasedTablePinningTier::All);
+            if nodes {
                 table.set_bloom_filter(10.0, false);
+                // A hash index inside each data block: a point read finds its key without
+                // the binary search over the block's restart points.
+                table.set_data_block_index_type(DataBlockIndexType::BinaryAndHash);
+                table.set_data_block_hash_ratio(0.75);
             }
             let mut o = Options::default();
             o.set_block_based_table_factory(&table);
-            o.set_compression_type(DBCompressionType::Lz4);
+            // Node records are commitments and scalars, which do not compress: compression
+            // would cost CPU on every flush, compaction and block read for no space. (Files
+            // written with LZ4 by earlier versions stay readable; compaction rewrites them
+            // uncompressed.)
+            o.set_compression_type(DBCompressionType::None);
             o.set_write_buffer_size(config.write_buffer_bytes);
+            if nodes {
+                // Node reads almost always find their key (a parent names its children):
+                // no filter on the last level (it would say "maybe" every time), and a
+                // bloom filter on the memtables so a read skips them when they do not
+                // hold the key.
+                o.set_optimize_filters_for_hits(true);
+                o.set_memtable_prefix_bloom_ratio(0.02);
+                o.set_memtable_whole_key_filtering(true);
+            }
             o
         };
         let mut db_options = Options::default();
@@ -180,7 +224,7 @@ impl RocksStore {
     fn read(&self, column: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, RocksError> {
         let cf = self.cf(column)?;
         self.db
-            .get_pinned_cf(cf, key)
+            .get_pinned_cf_opt(cf, key, &node_read_options())
             .map(|v| v.map(|v| v.to_vec()))
             .map_err(|source| RocksError::Read {
                 dir: self.dir.to_path_buf(),
@@ -195,7 +239,8 @@ impl RocksStore {
         self.read(CF_NODES, key)
     }
 
-    /// The node records under many raw keys, in order, with one RocksDB `MultiGet`.
+    /// The node records under many raw keys, in order, with RocksDB `MultiGet`s: one, or
+    /// for many keys one per chunk, the chunks read in parallel (rayon).
     pub fn get_nodes<'k>(
         &self,
         keys: impl IntoIterator<Item = &'k [u8]>,
@@ -205,10 +250,29 @@ impl RocksStore {
             // Checked when the store was opened; each read reports the error itself.
             return keys.iter().map(|k| self.read(CF_NODES, k)).collect();
         };
+        let threads = rayon::current_num_threads();
+        if threads < 2 || keys.len() < 2 * PARALLEL_READ_CHUNK {
+            return self.multi_get(cf, &keys);
+        }
+        let chunk = keys.len().div_ceil(threads).max(PARALLEL_READ_CHUNK);
+        let parts: Vec<Vec<Result<Option<Vec<u8>>, RocksError>>> = keys
+            .par_chunks(chunk)
+            .map(|part| self.multi_get(cf, part))
+            .collect();
+        parts.into_iter().flatten().collect()
+    }
+
+    /// One `MultiGet` of node records (sorted keys are passed as such, saving RocksDB a sort).
+    fn multi_get(
+        &self,
+        cf: &ColumnFamily,
+        keys: &[&[u8]],
+    ) -> Vec<Result<Option<Vec<u8>>, RocksError>> {
+        let sorted = keys.windows(2).all(|w| w[0] < w[1]);
         self.db
-            .batched_multi_get_cf(cf, keys.iter().copied(), false)
+            .batched_multi_get_cf_opt(cf, keys.iter().copied(), sorted, &node_read_options())
             .into_iter()
-            .zip(&keys)
+            .zip(keys)
             .map(|(r, key)| {
                 r.map(|v| v.map(|v| v.to_vec()))
                     .map_err(|source| RocksError::Read {
@@ -251,6 +315,17 @@ impl RocksStore {
                 records,
                 source,
             })
+    }
+
+    /// Compacts both column families over their whole key range: rewrites every file with
+    /// the current options (for example the LZ4-compressed files of earlier versions, which
+    /// become uncompressed) and drops overwritten and deleted records. Slow (it reads and
+    /// writes the whole database); for maintenance, not for the block path.
+    pub fn compact(&self) -> Result<(), RocksError> {
+        for cf in [self.cf(CF_NODES)?, self.cf(CF_META)?] {
+            self.db.compact_range_cf::<&[u8], &[u8]>(cf, None, None);
+        }
+        Ok(())
     }
 
     /// Flushes the memtables to disk (not needed for durability: the write-ahead log has
@@ -327,6 +402,99 @@ mod tests {
         assert_eq!(NodeStore::get_meta(&s, b"k").unwrap(), Some(vec![7]));
         // Node and meta keys live apart.
         assert_eq!(s.get_node(b"k").unwrap(), None);
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn batched_reads_match_single_reads_in_any_order() {
+        let dir = temp_dir("multi");
+        let mut s = RocksStore::open(&dir).unwrap();
+        let key = |i: u32| {
+            let mut k = vec![(i % 251) as u8];
+            k.extend_from_slice(&i.to_be_bytes());
+            k
+        };
+        // Even keys exist (some in SST files, some in the memtable), odd ones do not.
+        for part in 0..2u32 {
+            s.write(NodeBatch {
+                puts: (part * 2_500..(part + 1) * 2_500)
+                    .map(|i| (NodePath::new(&key(2 * i)).unwrap(), key(2 * i)))
+                    .collect(),
+                deletes: vec![],
+                meta: vec![],
+            })
+            .unwrap();
+            if part == 0 {
+                s.flush().unwrap();
+            }
+        }
+        let mut keys: Vec<Vec<u8>> = (0..10_000u32).map(key).collect();
+        keys.sort();
+        let mut reversed = keys.clone();
+        reversed.reverse();
+        let mut repeated = keys[..3_000].to_vec();
+        repeated.extend_from_slice(&keys[1_000..2_000]);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for (name, ks) in [
+            ("sorted", &keys),
+            ("reversed", &reversed),
+            ("repeated", &repeated),
+        ] {
+            let single: Vec<Option<Vec<u8>>> = ks.iter().map(|k| s.get_node(k).unwrap()).collect();
+            // Split across threads (2-thread pool) and in one MultiGet (this thread's pool
+            // may have one thread; the chunked path needs two).
+            let parallel: Vec<Option<Vec<u8>>> = pool.install(|| {
+                s.get_nodes(ks.iter().map(Vec::as_slice))
+                    .into_iter()
+                    .map(|r| r.unwrap())
+                    .collect()
+            });
+            let one = s.multi_get(
+                s.cf(CF_NODES).unwrap(),
+                &ks.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+            );
+            let one: Vec<Option<Vec<u8>>> = one.into_iter().map(|r| r.unwrap()).collect();
+            assert_eq!(parallel, single, "{name}");
+            assert_eq!(one, single, "{name}");
+            let found = single.iter().filter(|v| v.is_some()).count();
+            assert!(found > 1_000, "{name}: {found}");
+        }
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn opens_databases_written_with_lz4() {
+        // Earlier versions wrote LZ4-compressed files; they stay readable.
+        let dir = temp_dir("lz4");
+        {
+            let mut o = Options::default();
+            o.create_if_missing(true);
+            o.create_missing_column_families(true);
+            o.set_compression_type(DBCompressionType::Lz4);
+            let cfs = vec![
+                ColumnFamilyDescriptor::new(CF_NODES, o.clone()),
+                ColumnFamilyDescriptor::new(CF_META, o.clone()),
+            ];
+            let db = DB::open_cf_descriptors(&o, &dir, cfs).unwrap();
+            let nodes = db.cf_handle(CF_NODES).unwrap();
+            for i in 0..2_000u32 {
+                db.put_cf(nodes, i.to_be_bytes(), [7u8; 100]).unwrap();
+            }
+            db.flush_cf(nodes).unwrap();
+        }
+        let s = RocksStore::open(&dir).unwrap();
+        assert_eq!(
+            s.get_node(&5u32.to_be_bytes()).unwrap(),
+            Some(vec![7u8; 100])
+        );
+        let keys: Vec<[u8; 4]> = (0..2_000u32).map(u32::to_be_bytes).collect();
+        let read = s.get_nodes(keys.iter().map(|k| &k[..]));
+        assert!(read.into_iter().all(|r| r.unwrap() == Some(vec![7u8; 100])));
         drop(s);
         let _ = std::fs::remove_dir_all(&dir);
     }

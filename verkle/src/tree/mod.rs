@@ -51,7 +51,8 @@ pub struct TreeStats {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TreeConfig {
     /// The most nodes kept in memory after a persist. Clean nodes beyond it are evicted,
-    /// least recently used first (see [`Tree::evict`]); they become store handles that
+    /// internal nodes kept before leaves, otherwise least recently used first (see
+    /// [`Tree::evict`]); they become store handles that
     /// still carry their map-to-field scalar. Between persists the tree also
     /// holds every node the changes since the last persist touched. `usize::MAX`: never
     /// evict.
@@ -353,13 +354,16 @@ impl<S: NodeStore> Tree<S> {
     /// `stems` (sorted) will reach, with one batched store read per level and the records
     /// decoded in parallel. Nodes already in memory are not read again.
     fn prefetch(&mut self, stems: &[Stem]) -> Result<(), TreeError> {
+        // Where each stem's descent stopped at a stored child: (stem, node, depth). The
+        // next level resumes there instead of walking down from the root again.
+        let mut cursors: Vec<(&Stem, NodeId, usize)> =
+            stems.iter().map(|s| (s, self.root, 0usize)).collect();
         loop {
             // (parent, slot position, child path, kind, committed scalar) of each stored
             // child a descent stops at.
             let mut frontier: Vec<(NodeId, usize, NodePath, NodeKind, Fr)> = Vec::new();
-            for stem in stems {
-                let mut cur = self.root;
-                let mut depth = 0usize;
+            let mut waiting = Vec::with_capacity(cursors.len());
+            for (stem, mut cur, mut depth) in cursors.drain(..) {
                 while depth < STEM_LEN {
                     let n = self.arena.internal(cur);
                     let Ok(pos) = n.find(stem[depth]) else {
@@ -384,11 +388,13 @@ impl<S: NodeStore> Tree<S> {
                                     e.committed,
                                 ));
                             }
+                            waiting.push((stem, cur, depth));
                             break;
                         }
                     }
                 }
             }
+            cursors = waiting;
             if frontier.is_empty() {
                 return Ok(());
             }
@@ -882,12 +888,15 @@ impl<S: NodeStore> Tree<S> {
         Ok(batch)
     }
 
-    /// Shrinks the node cache to [`TreeConfig::cache_nodes`], least recently used first:
-    /// keeps the root and then, best first, the most recently used nodes (a node counts as
-    /// used when it was read from the store, created, or on the path of a change; recency
-    /// is counted in persists), the shallower first among equals; every other child becomes
-    /// a store handle (its subtree is freed). A parent is always used at least as recently
-    /// as its children, so the kept nodes are exactly the most recently used ones. Does
+    /// Shrinks the node cache to [`TreeConfig::cache_nodes`]: keeps the root, then internal
+    /// nodes before leaves until half the budget is kept, then the rest by recency; within
+    /// each part the most recently used first (a node counts as used when it was read from
+    /// the store, created, or on the path of a change; recency is counted in persists), the
+    /// shallower first among equals. Every other child becomes a store handle (its subtree
+    /// is freed). A node is only kept after its parent, so the kept nodes stay one
+    /// connected top of the tree. Internal nodes are preferred because each is on the
+    /// path of every stem below it: with scattered writes (a 1M-key state, 10k writes per
+    /// block) the internal levels are reached again at every block, the leaves rarely. Does
     /// nothing while changes are not persisted, or when the tree is within budget. Roots
     /// and contents are unchanged; evicted nodes are read back from the store when an
     /// operation reaches them.
@@ -899,25 +908,63 @@ impl<S: NodeStore> Tree<S> {
         {
             return;
         }
-        // (stamp, shallower first, parent, slot position, child).
-        type Candidate = (u32, std::cmp::Reverse<usize>, NodeId, usize, NodeId);
-        let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
-        let push_children = |arena: &Arena, heap: &mut BinaryHeap<Candidate>, id, depth| {
-            if let Node::Internal(n) = arena.get(id) {
-                for (pos, e) in n.children.iter().enumerate() {
-                    if let ChildRef::Loaded(c) = e.child {
-                        heap.push((arena.stamp(c), std::cmp::Reverse(depth + 1), id, pos, c));
+        if self.arena.internal_count() <= budget / 2 {
+            self.evict_leaves(budget);
+        } else {
+            self.evict_walk(budget);
+        }
+    }
+
+    /// [`Tree::evict`] in general: a walk from the root, best candidate first.
+    fn evict_walk(&mut self, budget: usize) {
+        // (preferred, stamp, shallower first, parent, slot position, child). While
+        // internal nodes are preferred, they come before every leaf: an internal node is on
+        // the path of every stem below it, so a block of scattered writes reaches it again
+        // far more often than any one leaf. The preference lasts for the first half of the
+        // budget, so recently used leaves keep the other half.
+        type Candidate = (bool, u32, std::cmp::Reverse<usize>, NodeId, usize, NodeId);
+        let reserve = budget / 2;
+        let mut preferring = true;
+        let push_children =
+            |arena: &Arena, heap: &mut BinaryHeap<Candidate>, id, depth, preferring: bool| {
+                if let Node::Internal(n) = arena.get(id) {
+                    for (pos, e) in n.children.iter().enumerate() {
+                        if let ChildRef::Loaded(c) = e.child {
+                            let preferred = preferring && matches!(arena.get(c), Node::Internal(_));
+                            heap.push((
+                                preferred,
+                                arena.stamp(c),
+                                std::cmp::Reverse(depth + 1),
+                                id,
+                                pos,
+                                c,
+                            ));
+                        }
                     }
                 }
-            }
-        };
-        push_children(&self.arena, &mut heap, self.root, 0);
+            };
+        let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
+        push_children(&self.arena, &mut heap, self.root, 0, preferring);
         let mut kept = 1usize;
         let mut doomed: Vec<NodeId> = Vec::new();
-        while let Some((_, std::cmp::Reverse(depth), parent, pos, c)) = heap.pop() {
+        loop {
+            if preferring && kept >= reserve {
+                // From here on, plain recency.
+                preferring = false;
+                heap = heap
+                    .into_iter()
+                    .map(|mut c| {
+                        c.0 = false;
+                        c
+                    })
+                    .collect();
+            }
+            let Some((_, _, std::cmp::Reverse(depth), parent, pos, c)) = heap.pop() else {
+                break;
+            };
             if kept < budget {
                 kept += 1;
-                push_children(&self.arena, &mut heap, c, depth);
+                push_children(&self.arena, &mut heap, c, depth, preferring);
                 continue;
             }
             let child = self.arena.get(c);
@@ -934,6 +981,50 @@ impl<S: NodeStore> Tree<S> {
                     }
                 }
             }
+            self.evicted += 1;
+        }
+    }
+
+    /// [`Tree::evict`] when every internal node fits in the preferred half of the budget:
+    /// all internal nodes stay, and of the leaves the most recently used (the shallower
+    /// first among equals) fill the rest of the budget. The same choice as the general
+    /// walk, found with one pass over the internal nodes and a linear-time selection
+    /// instead of a heap over every cached node.
+    fn evict_leaves(&mut self, budget: usize) {
+        let keep = budget.saturating_sub(self.arena.internal_count());
+        // (stamp, shallower first, parent, slot position) of every cached leaf.
+        let mut leaves: Vec<(u32, std::cmp::Reverse<usize>, NodeId, usize)> = Vec::new();
+        let mut stack = vec![(self.root, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
+            if let Node::Internal(n) = self.arena.get(id) {
+                for (pos, e) in n.children.iter().enumerate() {
+                    if let ChildRef::Loaded(c) = e.child {
+                        match self.arena.get(c) {
+                            Node::Internal(_) => stack.push((c, depth + 1)),
+                            Node::Leaf(_) => leaves.push((
+                                self.arena.stamp(c),
+                                std::cmp::Reverse(depth + 1),
+                                id,
+                                pos,
+                            )),
+                        }
+                    }
+                }
+            }
+        }
+        let Some(cut) = leaves.len().checked_sub(keep).filter(|&c| c > 0) else {
+            return;
+        };
+        // The `cut` least wanted leaves first.
+        leaves.select_nth_unstable_by_key(cut - 1, |&(stamp, depth, ..)| (stamp, depth));
+        for &(_, _, parent, pos) in leaves.iter().take(cut) {
+            let entry = &self.arena.internal(parent).children[pos];
+            let ChildRef::Loaded(c) = entry.child else {
+                continue;
+            };
+            debug_assert!(self.arena.get(c).mtf() == entry.committed);
+            self.arena.internal_mut(parent).children[pos].child = ChildRef::Stored(NodeKind::Leaf);
+            self.arena.free(c);
             self.evicted += 1;
         }
     }
@@ -1088,6 +1179,65 @@ fn store_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> TreeError 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (internal nodes, sorted stamps of the cached leaves) of a tree.
+    fn cache_profile(t: &Tree) -> (usize, Vec<u32>) {
+        let mut stamps = Vec::new();
+        let mut stack = vec![t.root];
+        while let Some(id) = stack.pop() {
+            if let Node::Internal(n) = t.arena.get(id) {
+                for e in &n.children {
+                    if let ChildRef::Loaded(c) = e.child {
+                        match t.arena.get(c) {
+                            Node::Internal(_) => stack.push(c),
+                            Node::Leaf(_) => stamps.push(t.arena.stamp(c)),
+                        }
+                    }
+                }
+            }
+        }
+        stamps.sort_unstable();
+        (t.arena.internal_count(), stamps)
+    }
+
+    #[test]
+    fn leaf_eviction_matches_the_general_walk() {
+        let mut t = Tree::new();
+        for b in 0..6u32 {
+            t.apply((0..300u32).map(|i| {
+                let n = (b * 300 + i).wrapping_mul(2_654_435_761);
+                let k: TreeKey = std::array::from_fn(|j| (n >> (j % 4 * 8)) as u8 ^ (j as u8));
+                (k, Some([b as u8; 32]))
+            }))
+            .unwrap();
+            t.persist().unwrap();
+        }
+        let internal = t.arena.internal_count();
+        assert!(internal > 100, "{internal}");
+        for budget in [
+            2 * internal,
+            2 * internal + 1,
+            2 * internal + 700,
+            t.arena.live() - 1,
+        ] {
+            let mut fast = t.clone();
+            let mut walk = t.clone();
+            fast.evict_leaves(budget);
+            walk.evict_walk(budget);
+            assert_eq!(
+                fast.arena.live(),
+                budget.min(t.arena.live()),
+                "budget {budget}"
+            );
+            assert_eq!(
+                cache_profile(&fast),
+                cache_profile(&walk),
+                "budget {budget}"
+            );
+            assert_eq!(fast.stats().nodes_evicted, walk.stats().nodes_evicted);
+            assert_eq!(fast.root_bytes(), t.root_bytes());
+        }
+    }
 
     fn key(prefix: &[u8], suffix: u8) -> TreeKey {
         let mut k = [0u8; 32];

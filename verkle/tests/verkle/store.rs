@@ -284,3 +284,52 @@ fn records_of_the_first_format_are_rejected() {
         other => panic!("expected CorruptNode, got {other:?}"),
     }
 }
+
+#[test]
+fn eviction_keeps_internal_nodes_before_leaves() {
+    // Scattered blocks: the internal levels are reached by every block, the leaves
+    // rarely. After each persist, internal nodes fill at least half the budget (or all of
+    // them are cached), whatever the recency of the leaves.
+    let budget = 1_000;
+    let mut t = Tree::open_with(
+        MemoryStore::new(),
+        TreeConfig {
+            cache_nodes: budget,
+        },
+    )
+    .unwrap();
+    let mut full = Tree::new();
+    for b in 0..20u32 {
+        let writes: Vec<(TreeKey, Option<Value>)> = (0..200u32)
+            .map(|i| (hashed_key(b * 200 + i), Some([b as u8; 32])))
+            .collect();
+        t.apply(writes.clone()).unwrap();
+        full.apply(writes).unwrap();
+        t.persist().unwrap();
+        let stats = t.stats();
+        let internal = full.stats().internal_nodes_in_memory;
+        assert!(stats.nodes_in_memory <= budget, "block {b}: {stats:?}");
+        assert!(
+            stats.internal_nodes_in_memory >= internal.min(budget / 2),
+            "block {b}: {} of {internal} internal nodes cached",
+            stats.internal_nodes_in_memory
+        );
+        assert_eq!(t.root_bytes(), full.root_bytes(), "block {b}");
+    }
+    // Later blocks over old keys read leaves only: no internal node is read back.
+    let loaded = t.stats().nodes_loaded;
+    let internal = full.stats().internal_nodes_in_memory;
+    assert!(internal <= budget / 2, "{internal} internal nodes");
+    let writes: Vec<(TreeKey, Option<Value>)> = (0..50u32)
+        .map(|i| (hashed_key(i * 13), Some([99; 32])))
+        .collect();
+    let leaves_cached = t.stats().nodes_in_memory - t.stats().internal_nodes_in_memory;
+    t.apply(writes.clone()).unwrap();
+    full.apply(writes).unwrap();
+    assert!(
+        t.stats().nodes_loaded - loaded <= 50,
+        "{} nodes read for 50 leaves ({leaves_cached} leaves cached)",
+        t.stats().nodes_loaded - loaded
+    );
+    assert_eq!(t.root_bytes(), full.root_bytes());
+}
