@@ -18,6 +18,7 @@ mod element;
 mod fixed_base;
 mod fixed_base_msm;
 mod inverse;
+mod legendre;
 mod msm;
 mod prepared;
 mod scalar;
