@@ -486,9 +486,8 @@ pub fn verify(
     let tree_fields = fields.get(PROOF_POINTS..).unwrap_or(&[]);
     shape.check_count(tree_elements.len())?;
     // The proven node list is only output: it is built on one core while the other checks
-    // the proof.
-    let (nodes, proven) = join(
-        || shape.into_nodes(tree_elements, tree_fields),
+    // the proof (the check first, so it starts at once; the list waits to be taken).
+    let (proven, nodes) = join(
         || {
             let openings = plan.fill(tree_fields);
             verify_openings(
@@ -500,6 +499,7 @@ pub fn verify(
             )
             .then_some(openings.len())
         },
+        || shape.into_nodes(tree_elements, tree_fields),
     );
     let openings = proven.ok_or(VerifyError::ProofRejected)?;
 
