@@ -1049,28 +1049,30 @@ fn decode_chunk(
     first
 }
 
-/// Points per rayon task: enough tasks for every thread to steal a few (a witness's points
-/// cost about the same to decode), but at least [`MIN_DECODE_CHUNK`] so a task's wake-up
-/// and join stay small next to its square roots, and at most [`MAX_DECODE_CHUNK`].
+/// Points per rayon task: enough tasks that the last ones to finish leave little idle time
+/// on the other cores (about 16 per thread: a witness's points cost about the same to
+/// decode), but at least [`MIN_DECODE_CHUNK`] so a task's start and its one field inversion
+/// stay small next to its square roots, and at most [`MAX_DECODE_CHUNK`].
 #[cfg(feature = "parallel")]
 fn decode_chunk_len(points: usize) -> usize {
-    let tasks = 4 * rayon::current_num_threads().max(1);
+    let tasks = 16 * rayon::current_num_threads().max(1);
     points
         .div_ceil(tasks)
         .clamp(MIN_DECODE_CHUNK, MAX_DECODE_CHUNK)
 }
 
 /// Fewest points a decoding task takes: a decompression (a square root and a Legendre
-/// symbol, tens of microseconds today) and its share of the chunk's field inversion dwarf
+/// symbol, about ten microseconds) and its share of the chunk's field inversion dwarf
 /// starting a task (about a microsecond), so small chunks keep both cores evenly busy even
-/// for the 21 points of a one-stem witness; 4 keeps the one inversion per chunk (a few
-/// microseconds) under a tenth of the chunk's work.
+/// for the 21 points of a one-stem witness; 4 keeps the one inversion per chunk (about a
+/// microsecond) under a tenth of the chunk's work.
 #[cfg(feature = "parallel")]
 const MIN_DECODE_CHUNK: usize = 4;
 
-/// Most points a decoding task takes.
+/// Most points a decoding task takes: 64 (well under a millisecond of work) bounds the
+/// time one core can still be busy after the other has run out of tasks.
 #[cfg(feature = "parallel")]
-const MAX_DECODE_CHUNK: usize = 256;
+const MAX_DECODE_CHUNK: usize = 64;
 
 /// Every encoding decoded and mapped to the scalar field, in parallel chunks when there are
 /// at least two chunks' worth; the first failure (by index), if any.
@@ -1082,11 +1084,14 @@ fn decode_and_map(encodings: &[&[u8; 32]]) -> (Vec<Element>, Vec<Fr>, FirstError
         let chunk = decode_chunk_len(encodings.len());
         if encodings.len() >= 2 * chunk {
             use rayon::prelude::*;
+            // One rayon job per chunk (`with_max_len(1)`): rayon's adaptive splitting would
+            // otherwise hand out runs of several chunks that an idle core cannot steal from.
             let first = encodings
                 .par_chunks(chunk)
                 .zip(elements.par_chunks_mut(chunk))
                 .zip(fields.par_chunks_mut(chunk))
                 .enumerate()
+                .with_max_len(1)
                 .filter_map(|(c, ((enc, els), fs))| {
                     decode_chunk(enc, els, fs).map(|(i, e)| (c * chunk + i, e))
                 })
