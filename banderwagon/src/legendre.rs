@@ -145,16 +145,13 @@ pub(crate) fn legendre_is_one(x: &Limbs, p: &Limbs) -> Option<bool> {
         // Rows `f + g·2³²`: 2^steps·a' = f0·a + g0·b and 2^steps·b' = f1·a + g1·b.
         let (mut p0, mut p1) = (1u64, 1u64 << 32);
         let mut budget = STEPS;
-        loop {
-            // Halve a as often as it is even (a zero word: whatever budget is left).
-            let t = xa.trailing_zeros().min(budget);
-            xa >>= t;
-            p1 <<= t;
-            budget -= t;
-            flip ^= halving_flip(t, xb);
-            if budget == 0 {
-                break;
-            }
+        // Halve a as often as it is even, within the budget (a zero word takes all of it).
+        let t = xa.trailing_zeros().min(budget);
+        xa >>= t;
+        p1 <<= t;
+        budget -= t;
+        flip ^= halving_flip(t, xb);
+        while budget > 0 {
             // a is odd: (a, b) ← (a − b, b) when a ≥ b, else (b − a, a) (the swap then
             // the subtraction); the comparison may err on approximations. Branch-free: the
             // swap is a coin flip.
@@ -166,6 +163,18 @@ pub(crate) fn legendre_is_one(x: &Limbs, p: &Limbs) -> Option<bool> {
             let dp = p0.wrapping_sub(p1);
             p1 = p1.wrapping_add(dp & swap);
             p0 = (dp ^ swap).wrapping_sub(swap);
+            // a is even now: halve it as often as it is even, within the budget. The last
+            // halving of a round is the rare branch; xa is not used after it.
+            let t = xa.trailing_zeros();
+            if t >= budget {
+                p1 <<= budget;
+                flip ^= halving_flip(budget, xb);
+                break;
+            }
+            xa >>= t;
+            p1 <<= t;
+            budget -= t;
+            flip ^= halving_flip(t, xb);
         }
         let (f0, g0) = unpack(p0);
         let (f1, g1) = unpack(p1);
