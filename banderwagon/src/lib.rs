@@ -20,6 +20,7 @@ mod field;
 mod fixed_base;
 mod fixed_base_msm;
 mod inverse;
+mod legendre;
 mod msm;
 mod prepared;
 mod scalar;

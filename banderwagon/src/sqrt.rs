@@ -237,9 +237,16 @@ fn sqrt(x: &Fq) -> Option<Fq> {
     sqrt_ratio(x, &Fq::one())
 }
 
-/// Whether `x` is a non-zero square (the Jacobi symbol `(x | p)` is 1).
+/// Whether `x` is a non-zero square (the Legendre symbol `(x | p)` is 1).
+///
+/// The symbol is taken of the raw Montgomery word `x·2²⁵⁶` (the same symbol, `2²⁵⁶` being
+/// a square) by `crate::legendre`; should that ever not finish, by the binary Jacobi symbol.
 pub(crate) fn is_nonzero_square(x: &Fq) -> bool {
-    !x.is_zero() && jacobi_is_one(x.into_bigint().0, Fq::MODULUS.0)
+    if x.is_zero() {
+        return false;
+    }
+    crate::legendre::legendre_is_one(&x.0 .0, &Fq::MODULUS.0)
+        .unwrap_or_else(|| jacobi_is_one(x.into_bigint().0, Fq::MODULUS.0))
 }
 
 /// Whether `x` is a non-zero square by Euler's criterion (the reference for tests).

@@ -137,11 +137,26 @@ impl IpaProof {
         z: &Fr,
         y: &Fr,
     ) -> bool {
+        let b = PrecomputedWeights::get().lagrange_at(z);
+        self.verify_with_basis(crs, transcript, commitment, z, &b, y)
+    }
+
+    /// [`IpaProof::verify`] with the Lagrange basis at `z` already computed
+    /// (`b = PrecomputedWeights::get().lagrange_at(z)`), for a caller that computes it while
+    /// it does other work. A `b` of the wrong length rejects.
+    pub fn verify_with_basis(
+        &self,
+        crs: &Crs,
+        transcript: &mut Transcript,
+        commitment: Element,
+        z: &Fr,
+        b: &[Fr],
+        y: &Fr,
+    ) -> bool {
         let width = crs.len();
-        if width != 1 << IPA_ROUNDS {
+        if width != 1 << IPA_ROUNDS || b.len() != width {
             return false;
         }
-        let b = PrecomputedWeights::get().lagrange_at(z);
         transcript.domain_sep(b"ipa");
         transcript.append_point(b"C", &commitment);
         transcript.append_scalar(b"input point", z);
@@ -164,7 +179,7 @@ impl IpaProof {
         for xi in &x_invs {
             s = s.iter().flat_map(|v| [*v, *v * xi]).collect();
         }
-        let b_final = inner_product(&s, &b);
+        let b_final = inner_product(&s, b);
         // C + y·w·Q + Σ x_k·L_k + x_k⁻¹·R_k − a·Σ s_i·G_i − a·b_final·w·Q = 0: the fixed
         // bases (G, Q) from the CRS's precomputed table, L and R by Straus, in parallel.
         let mut fixed: Vec<Fr> = s.iter().map(|si| -(self.a * si)).collect();
@@ -224,5 +239,31 @@ mod tests {
             );
         }
         assert!(crs.msm_table_after_first_use().is_some());
+    }
+
+    /// `verify_with_basis` with the basis at `z` agrees with `verify`; a basis at another
+    /// point or of the wrong length rejects.
+    #[test]
+    fn verify_with_basis_agrees() {
+        let crs = Crs::eip6800();
+        let committer = Committer::eip6800();
+        let poly: Vec<Fr> = (0..256u64).map(|i| Fr::from(3 * i + 1)).collect();
+        let c = committer.commit(&poly);
+        let z = Fr::from(4321u64);
+        let (proof, y) = IpaProof::prove(committer, &mut Transcript::new(b"t"), c, poly, &z);
+        let weights = PrecomputedWeights::get();
+        let b = weights.lagrange_at(&z);
+        assert!(proof.verify_with_basis(crs, &mut Transcript::new(b"t"), c, &z, &b, &y));
+        let other = weights.lagrange_at(&(z + Fr::one()));
+        assert!(!proof.verify_with_basis(crs, &mut Transcript::new(b"t"), c, &z, &other, &y));
+        assert!(!proof.verify_with_basis(crs, &mut Transcript::new(b"t"), c, &z, &b[1..], &y));
+        assert!(!proof.verify_with_basis(
+            crs,
+            &mut Transcript::new(b"t"),
+            c,
+            &z,
+            &b,
+            &(y + Fr::one())
+        ));
     }
 }

@@ -4,7 +4,7 @@
 //! Everything here is straight-line field arithmetic on fixed-size limbs: no byte vectors,
 //! no generic big-integer reduction, and one field inversion per batch of commitments.
 
-use banderwagon::arith::{Field, One, PrimeField, Zero};
+use banderwagon::arith::{One, PrimeField, Zero};
 use banderwagon::{fr_from_le_bytes_mod_order, Element, Fq, Fr};
 
 use crate::preset::STEM_LEN;
@@ -106,7 +106,7 @@ pub(crate) fn map_to_scalar_field_into(elements: &[Element], out: &mut [Fr]) {
             acc *= y;
         }
     }
-    let mut inv = acc.inverse().unwrap_or_else(Fq::zero);
+    let mut inv = banderwagon::fq_inverse(&acc).unwrap_or_else(Fq::zero);
     let two_128 = two_pow_128();
     for ((e, before), slot) in elements.iter().zip(&prefix).zip(out.iter_mut()).rev() {
         let p = e.as_projective();

@@ -12,13 +12,14 @@
 //!   hash update per block instead of six per opening; SHA-256 streams, so the state is
 //!   the same as appending each message on its own;
 //! - the scalars are summed on both cores, in ranges of openings split where the commitment
-//!   changes.
+//!   changes, and the IPA's Lagrange basis at `t` is computed beside them.
 //!
 //! `E = Σ scalar_j·C_j` over the commitments as given: a commitment listed at two nodes
 //! appears twice with its two partial scalars, which sums to the same point as grouping.
 
 use banderwagon::arith::{batch_inversion, Field, One, PrimeField, Zero};
 use banderwagon::{multi_scalar_mul, Element, Fr};
+use ipa::lagrange::PrecomputedWeights;
 use ipa::{Crs, MultiProof, Transcript};
 
 /// Size of the evaluation domain (`z` ranges over `0..256`).
@@ -178,12 +179,18 @@ pub(crate) fn verify_openings(
     transcript.append_point(b"D", &proof.d);
     let t = transcript.challenge_scalar(b"t");
     let inv = inv_t_minus_domain(&t);
-    let (scalars, g2_t) = helper_scalars(openings, commitments.len(), &r, &inv);
+    // The IPA's Lagrange basis at t does not depend on E: computed beside the scalars.
+    let basis = || PrecomputedWeights::get().lagrange_at(&t);
+    let helpers = || helper_scalars(openings, commitments.len(), &r, &inv);
+    #[cfg(feature = "parallel")]
+    let ((scalars, g2_t), b) = rayon::join(helpers, basis);
+    #[cfg(not(feature = "parallel"))]
+    let ((scalars, g2_t), b) = (helpers(), basis());
     let e = multi_scalar_mul(commitments, &scalars);
     transcript.append_point(b"E", &e);
     proof
         .ipa
-        .verify(Crs::eip6800(), &mut transcript, e - proof.d, &t, &g2_t)
+        .verify_with_basis(Crs::eip6800(), &mut transcript, e - proof.d, &t, &b, &g2_t)
 }
 
 #[cfg(test)]

@@ -10,11 +10,13 @@
 //!
 //! Work is linear in the witness: the tree is a map keyed by path (at most 33 entries per
 //! stem). Every point — the root, each commitment, the proof's `D`, `L_i` and `R_i` — is
-//! decompressed once, all in one parallel pass (while the shape is rebuilt on another
-//! core); the commitments are mapped to the scalar field in one batch; the transcript takes
-//! the commitments' bytes from the witness rather than re-encoding the points; and the
-//! multiproof is checked over the decoded commitments by index, with no per-opening copy
-//! of a point (`crate::multiproof`).
+//! decompressed once, all in one parallel pass (while the shape is rebuilt and the openings
+//! planned on another core: an opening whose value is a commitment's field only records
+//! which one, filled in after decoding); the commitments are mapped to the scalar field in
+//! batches; the public node list is built on one core while the other checks the proof; the
+//! transcript takes the commitments' bytes from the witness rather than re-encoding the
+//! points; and the multiproof is checked over the decoded commitments by index, with no
+//! per-opening copy of a point (`crate::multiproof`).
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
@@ -458,13 +460,19 @@ pub fn verify(
     }
     let proof = witness.verkle_proof();
     let commitments = proof.commitments_by_path();
-    // The shape is serial work and decoding is parallel: one core rebuilds the shape while
-    // the other starts decoding. A shape error still wins over a decoding error.
+    // The shape and the openings' plan are serial work and decoding is parallel: one core
+    // rebuilds the shape and plans the openings while the other starts decoding. A shape
+    // error still wins over a decoding error.
     let (shape, decoded) = join(
-        || rebuild_shape(state_diff, &proof),
+        || {
+            rebuild_shape(state_diff, &proof).map(|(stems, shape)| {
+                let plan = plan_openings(&shape.nodes, state_diff);
+                (stems, shape, plan)
+            })
+        },
         || decode_points(pre_state_root, commitments, &proof),
     );
-    let (mut stems, shape) = shape?;
+    let (mut stems, shape, plan) = shape?;
     let DecodedPoints {
         elements,
         fields,
@@ -476,18 +484,24 @@ pub fn verify(
 
     let tree_elements = elements.get(PROOF_POINTS..).unwrap_or(&[]);
     let tree_fields = fields.get(PROOF_POINTS..).unwrap_or(&[]);
-    let (nodes, meta) = shape.into_nodes(tree_elements, tree_fields)?;
-    let openings = openings(&nodes, &meta, state_diff);
-    if !verify_openings(
-        &multiproof,
-        TRANSCRIPT_LABEL,
-        tree_elements,
-        &encoded,
-        &openings,
-    ) {
-        return Err(VerifyError::ProofRejected);
-    }
-    let openings = openings.len();
+    shape.check_count(tree_elements.len())?;
+    // The proven node list is only output: it is built on one core while the other checks
+    // the proof (the check first, so it starts at once; the list waits to be taken).
+    let (proven, nodes) = join(
+        || {
+            let openings = plan.fill(tree_fields);
+            verify_openings(
+                &multiproof,
+                TRANSCRIPT_LABEL,
+                tree_elements,
+                &encoded,
+                &openings,
+            )
+            .then_some(openings.len())
+        },
+        || shape.into_nodes(tree_elements, tree_fields),
+    );
+    let openings = proven.ok_or(VerifyError::ProofRejected)?;
 
     for s in stems
         .iter_mut()
@@ -670,13 +684,6 @@ struct ShapeBuilder {
 struct Shape {
     nodes: Vec<(NodePath, Draft)>,
     commitment_count: usize,
-}
-
-/// What the openings need of a node besides its [`ProvenNode`].
-struct NodeMeta {
-    draft: Draft,
-    /// Index into the commitment list (0 = root), `None` for an empty slot.
-    commitment_index: Option<u32>,
 }
 
 fn path_of(stem: &[u8; STEM_LEN], depth: usize) -> Option<NodePath> {
@@ -893,54 +900,55 @@ impl ShapeBuilder {
 }
 
 impl Shape {
+    /// Checks that the shape takes exactly `commitments` commitments (the root and one per
+    /// node other than an empty slot).
+    fn check_count(&self, commitments: usize) -> Result<(), VerifyError> {
+        let taken = self
+            .nodes
+            .iter()
+            .filter(|(_, d)| !matches!(d, Draft::Empty))
+            .count();
+        if taken == commitments {
+            Ok(())
+        } else {
+            Err(VerifyError::CommitmentCount {
+                expected: self.commitment_count,
+                got: commitments.saturating_sub(1),
+            })
+        }
+    }
+
     /// Pairs each node with its commitment: the root takes `elements[0]`, the other nodes
-    /// (empty slots excepted) take the next ones in path order. Returns the nodes and, for
-    /// each, its draft and commitment index.
-    fn into_nodes(
-        self,
-        elements: &[Element],
-        fields: &[Fr],
-    ) -> Result<(Vec<ProvenNode>, Vec<NodeMeta>), VerifyError> {
+    /// (empty slots excepted) take the next ones in path order ([`Shape::check_count`] has
+    /// matched the counts; a missing commitment would read as the identity).
+    fn into_nodes(self, elements: &[Element], fields: &[Fr]) -> Vec<ProvenNode> {
         let mut next = 0usize;
-        let mut nodes = Vec::with_capacity(self.nodes.len());
-        let mut meta = Vec::with_capacity(self.nodes.len());
-        let count_error = || VerifyError::CommitmentCount {
-            expected: self.commitment_count,
-            got: elements.len().saturating_sub(1),
-        };
-        for (path, draft) in &self.nodes {
-            let (commitment_index, commitment, field) = if matches!(draft, Draft::Empty) {
-                (None, Element::identity(), Fr::zero())
-            } else {
-                let i = next;
-                next += 1;
-                let (Some(c), Some(f), Ok(index)) =
-                    (elements.get(i), fields.get(i), u32::try_from(i))
-                else {
-                    return Err(count_error());
+        self.nodes
+            .into_iter()
+            .map(|(path, draft)| {
+                let (commitment, field) = if matches!(draft, Draft::Empty) {
+                    (Element::identity(), Fr::zero())
+                } else {
+                    let i = next;
+                    next += 1;
+                    (
+                        elements.get(i).copied().unwrap_or_else(Element::identity),
+                        fields.get(i).copied().unwrap_or_default(),
+                    )
                 };
-                (Some(index), *c, *f)
-            };
-            let leaf_stem = match draft {
-                Draft::Leaf { stem, .. } => *stem,
-                _ => None,
-            };
-            nodes.push(ProvenNode {
-                path: *path,
-                kind: draft.kind(),
-                leaf_stem,
-                commitment,
-                field,
-            });
-            meta.push(NodeMeta {
-                draft: *draft,
-                commitment_index,
-            });
-        }
-        if next != elements.len() {
-            return Err(count_error());
-        }
-        Ok((nodes, meta))
+                let leaf_stem = match draft {
+                    Draft::Leaf { stem, .. } => stem,
+                    _ => None,
+                };
+                ProvenNode {
+                    path,
+                    kind: draft.kind(),
+                    leaf_stem,
+                    commitment,
+                    field,
+                }
+            })
+            .collect()
     }
 }
 
@@ -1041,28 +1049,30 @@ fn decode_chunk(
     first
 }
 
-/// Points per rayon task: enough tasks for every thread to steal a few (a witness's points
-/// cost about the same to decode), but at least [`MIN_DECODE_CHUNK`] so a task's wake-up
-/// and join stay small next to its square roots, and at most [`MAX_DECODE_CHUNK`].
+/// Points per rayon task: enough tasks that the last ones to finish leave little idle time
+/// on the other cores (about 16 per thread: a witness's points cost about the same to
+/// decode), but at least [`MIN_DECODE_CHUNK`] so a task's start and its one field inversion
+/// stay small next to its square roots, and at most [`MAX_DECODE_CHUNK`].
 #[cfg(feature = "parallel")]
 fn decode_chunk_len(points: usize) -> usize {
-    let tasks = 4 * rayon::current_num_threads().max(1);
+    let tasks = 16 * rayon::current_num_threads().max(1);
     points
         .div_ceil(tasks)
         .clamp(MIN_DECODE_CHUNK, MAX_DECODE_CHUNK)
 }
 
 /// Fewest points a decoding task takes: a decompression (a square root and a Legendre
-/// symbol, tens of microseconds today) and its share of the chunk's field inversion dwarf
+/// symbol, about ten microseconds) and its share of the chunk's field inversion dwarf
 /// starting a task (about a microsecond), so small chunks keep both cores evenly busy even
-/// for the 21 points of a one-stem witness; 4 keeps the one inversion per chunk (a few
-/// microseconds) under a tenth of the chunk's work.
+/// for the 21 points of a one-stem witness; 4 keeps the one inversion per chunk (about a
+/// microsecond) under a tenth of the chunk's work.
 #[cfg(feature = "parallel")]
 const MIN_DECODE_CHUNK: usize = 4;
 
-/// Most points a decoding task takes.
+/// Most points a decoding task takes: 64 (well under a millisecond of work) bounds the
+/// time one core can still be busy after the other has run out of tasks.
 #[cfg(feature = "parallel")]
-const MAX_DECODE_CHUNK: usize = 256;
+const MAX_DECODE_CHUNK: usize = 64;
 
 /// Every encoding decoded and mapped to the scalar field, in parallel chunks when there are
 /// at least two chunks' worth; the first failure (by index), if any.
@@ -1074,11 +1084,14 @@ fn decode_and_map(encodings: &[&[u8; 32]]) -> (Vec<Element>, Vec<Fr>, FirstError
         let chunk = decode_chunk_len(encodings.len());
         if encodings.len() >= 2 * chunk {
             use rayon::prelude::*;
+            // One rayon job per chunk (`with_max_len(1)`): rayon's adaptive splitting would
+            // otherwise hand out runs of several chunks that an idle core cannot steal from.
             let first = encodings
                 .par_chunks(chunk)
                 .zip(elements.par_chunks_mut(chunk))
                 .zip(fields.par_chunks_mut(chunk))
                 .enumerate()
+                .with_max_len(1)
                 .filter_map(|(c, ((enc, els), fs))| {
                     decode_chunk(enc, els, fs).map(|(i, e)| (c * chunk + i, e))
                 })
@@ -1112,36 +1125,71 @@ pub(crate) fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
     fields
 }
 
-/// The openings in `(path, z)` order: each node's together, commitment indices ascending.
+/// The openings in `(path, z)` order before the points are decoded: each opening's value
+/// where the witness gives it (a value half, a stem, 1, or 0 for an empty slot), and for the
+/// others — a node's field in its parent, a suffix tree's field in its leaf — the index of
+/// the commitment whose `map_to_scalar_field` is the value.
+struct OpeningPlan {
+    /// The openings, each node's together, commitment indices ascending; values still to
+    /// be filled are 0.
+    openings: Vec<Opening>,
+    /// `(opening, commitment)`: `openings[opening]` takes the field of `commitment`.
+    fills: Vec<(u32, u32)>,
+}
+
+impl OpeningPlan {
+    /// The openings with every value filled in from `fields` (indexed by commitment).
+    fn fill(self, fields: &[Fr]) -> Vec<Opening> {
+        let mut openings = self.openings;
+        for (o, c) in self.fills {
+            if let (Some(slot), Some(f)) = (openings.get_mut(o as usize), fields.get(c as usize)) {
+                slot.result = *f;
+            }
+        }
+        openings
+    }
+}
+
+/// Plans the openings of the shape's nodes (in path order; commitment `k` is the `k`-th node
+/// that is not an empty slot, the root being 0).
 ///
 /// One pass over the nodes in path order (a pre-order walk of the proven tree), with no
 /// lookups by path: an internal node's openings are written with a placeholder value, and
-/// each child fills its parent's next one when the walk reaches it (the children come in
+/// each child claims its parent's next one when the walk reaches it (the children come in
 /// the same order as the parent's opened indices). A leaf's suffix trees are the one or two
 /// nodes right after it.
-fn openings(nodes: &[ProvenNode], meta: &[NodeMeta], state_diff: StateDiff<'_>) -> Vec<Opening> {
-    let capacity = meta
-        .iter()
-        .map(|m| match m.draft {
-            Draft::Internal { children } => children.len(),
-            Draft::Leaf { .. } => 4,
-            _ => 0,
-        })
-        .sum::<usize>()
-        + 2 * state_diff.suffix_diff_count();
-    let mut out = Vec::with_capacity(capacity);
+fn plan_openings(nodes: &[(NodePath, Draft)], state_diff: StateDiff<'_>) -> OpeningPlan {
+    let mut leaves = 0usize;
+    let mut children = 0usize;
+    for (_, draft) in nodes {
+        match draft {
+            Draft::Internal { children: c } => children += c.len(),
+            Draft::Leaf { .. } => leaves += 1,
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(children + 4 * leaves + 2 * state_diff.suffix_diff_count());
+    let mut fills: Vec<(u32, u32)> = Vec::with_capacity(children + 2 * leaves);
     // The internal nodes on the path to the current node: (depth, index of the next of its
     // openings that waits for a child's value, one past its last opening).
     let mut ancestors: Vec<(usize, usize, usize)> = Vec::with_capacity(MAX_PATH_LEN);
-    for (i, (n, m)) in nodes.iter().zip(meta).enumerate() {
-        let depth = n.path.len();
-        if !matches!(m.draft, Draft::SuffixTree { .. }) && depth > 0 {
+    let mut next_commitment = 0u32;
+    for (i, (path, draft)) in nodes.iter().enumerate() {
+        let depth = path.len();
+        let commitment = if matches!(draft, Draft::Empty) {
+            None
+        } else {
+            let c = next_commitment;
+            next_commitment += 1;
+            Some(c)
+        };
+        if !matches!(draft, Draft::SuffixTree { .. }) && depth > 0 {
             while ancestors.last().is_some_and(|&(d, _, _)| d >= depth) {
                 ancestors.pop();
             }
-            fill_parent_opening(&mut out, &mut ancestors, n, depth);
+            claim_parent_opening(&out, &mut fills, &mut ancestors, path, depth, commitment);
         }
-        let Some(commitment) = m.commitment_index else {
+        let Some(commitment) = commitment else {
             continue;
         };
         let first = out.len();
@@ -1152,10 +1200,10 @@ fn openings(nodes: &[ProvenNode], meta: &[NodeMeta], state_diff: StateDiff<'_>) 
                 result,
             });
         };
-        match m.draft {
+        match *draft {
             Draft::Internal { children } => {
                 for z in children.iter() {
-                    // Filled in by the child; an empty slot's field is 0.
+                    // Claimed by the child; an empty slot's field is 0.
                     open(z, Fr::zero());
                 }
                 ancestors.push((depth, first, first + children.len()));
@@ -1164,18 +1212,28 @@ fn openings(nodes: &[ProvenNode], meta: &[NodeMeta], state_diff: StateDiff<'_>) 
                 let Some(stem) = stem else { continue };
                 open(0, Fr::one());
                 open(1, stem_field(&stem));
+                // The suffix trees follow the leaf and take the next commitments.
                 let mut following = nodes.iter().skip(i + 1).take(2);
                 let mut next = following.next();
+                let mut suffix_commitment = commitment + 1;
                 for byte in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
-                    let Some(c) = next else { break };
-                    if Some(c.path) == n.path.child(byte) {
-                        open(byte, c.field);
+                    let Some((c_path, _)) = next else { break };
+                    if Some(*c_path) == path.child(byte) {
+                        if let Ok(o) = u32::try_from(out.len()) {
+                            fills.push((o, suffix_commitment));
+                        }
+                        out.push(Opening {
+                            commitment,
+                            point: byte,
+                            result: Fr::zero(),
+                        });
+                        suffix_commitment += 1;
                         next = following.next();
                     }
                 }
             }
             Draft::SuffixTree { stem_index } => {
-                let half_is_c2 = n.path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
+                let half_is_c2 = path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
                 let Some(s) = state_diff.get(stem_index) else {
                     continue;
                 };
@@ -1192,29 +1250,37 @@ fn openings(nodes: &[ProvenNode], meta: &[NodeMeta], state_diff: StateDiff<'_>) 
             Draft::Empty => {}
         }
     }
-    out
+    OpeningPlan {
+        openings: out,
+        fills,
+    }
 }
 
-/// Writes the field of `n` (at `depth` ≥ 1, not a suffix tree) into its parent's opening at
-/// `n`'s index: the next waiting opening of the innermost ancestor, which is the parent.
-fn fill_parent_opening(
-    openings: &mut [Opening],
+/// Claims, for the node at `path` (depth ≥ 1, not a suffix tree) with commitment
+/// `commitment` (`None` for an empty slot, whose field 0 is already in place), its
+/// parent's next waiting opening: that of the innermost ancestor, which is the parent.
+fn claim_parent_opening(
+    openings: &[Opening],
+    fills: &mut Vec<(u32, u32)>,
     ancestors: &mut [(usize, usize, usize)],
-    n: &ProvenNode,
+    path: &NodePath,
     depth: usize,
+    commitment: Option<u32>,
 ) {
     let Some((parent_depth, next, end)) = ancestors.last_mut() else {
         return;
     };
-    let index = n.path.as_bytes().last().copied();
+    let index = path.as_bytes().last().copied();
     if *parent_depth + 1 != depth || *next >= *end {
         return;
     }
-    if let Some(o) = openings.get_mut(*next) {
+    if let Some(o) = openings.get(*next) {
         // The shape gives every opened index exactly one child node, in index order.
         debug_assert_eq!(Some(o.point), index);
         if Some(o.point) == index {
-            o.result = n.field;
+            if let (Some(c), Ok(at)) = (commitment, u32::try_from(*next)) {
+                fills.push((at, c));
+            }
             *next += 1;
         }
     }
