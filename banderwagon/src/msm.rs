@@ -45,11 +45,27 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     let c = pippenger_window(n);
     let nw = (253 + c as usize) / c as usize;
     let mut digits = vec![0i32; n * nw];
-    let mut scratch = Vec::with_capacity(nw);
-    for (s, out) in scalars[..n].iter().zip(digits.chunks_exact_mut(nw)) {
+    let recode = |scratch: &mut Vec<i32>, (s, out): (&Fr, &mut [i32])| {
         if !s.is_zero() {
-            signed_digits(s, c, nw, &mut scratch);
-            out.copy_from_slice(&scratch);
+            signed_digits(s, c, nw, scratch);
+            out.copy_from_slice(scratch);
+        }
+    };
+    // The digits are independent per scalar: recode them on all threads.
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        scalars[..n]
+            .par_iter()
+            .zip(digits.par_chunks_exact_mut(nw))
+            .with_min_len(256)
+            .for_each_init(|| Vec::with_capacity(nw), recode);
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let mut scratch = Vec::with_capacity(nw);
+        for item in scalars[..n].iter().zip(digits.chunks_exact_mut(nw)) {
+            recode(&mut scratch, item);
         }
     }
     let window_sum = |j: usize| -> EdwardsProjective {
@@ -58,7 +74,13 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     #[cfg(feature = "parallel")]
     let sums: Vec<EdwardsProjective> = {
         use rayon::prelude::*;
-        (0..nw).into_par_iter().map(window_sum).collect()
+        // One window per job: windows cost the same, and runs of several windows handed
+        // to one thread would leave the other idle at the end.
+        (0..nw)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(window_sum)
+            .collect()
     };
     #[cfg(not(feature = "parallel"))]
     let sums: Vec<EdwardsProjective> = (0..nw).map(window_sum).collect();

@@ -12,8 +12,9 @@
 //!   (24 squarings) and the tables `T_k[j] = g^(−j·2^(8k))`.
 //!
 //! Exponentiations use a precomputed sliding-window schedule (width 5). Square-ness alone
-//! (the subgroup check) uses a binary Jacobi symbol, about 3× cheaper than Euler's
-//! criterion.
+//! (the subgroup check) uses the Legendre symbol of `crate::legendre` (a binary GCD on
+//! 64-bit approximations, ≈ 0.7 µs), with the binary Jacobi symbol (≈ 1.8 µs) as its
+//! fallback; both are far cheaper than Euler's criterion.
 
 use std::sync::OnceLock;
 
