@@ -31,7 +31,7 @@ const MAX_ROUNDS: usize = 20;
 
 type Limbs = [u64; 4];
 
-fn bit_len(a: &Limbs) -> u32 {
+pub(crate) fn bit_len(a: &Limbs) -> u32 {
     for i in (0..4).rev() {
         if a[i] != 0 {
             return 64 * i as u32 + (64 - a[i].leading_zeros());
@@ -41,7 +41,7 @@ fn bit_len(a: &Limbs) -> u32 {
 }
 
 /// The 64 bits of `a` starting at bit `s` (`s ≤ 255`).
-fn bits_from(a: &Limbs, s: u32) -> u64 {
+pub(crate) fn bits_from(a: &Limbs, s: u32) -> u64 {
     let w = (s / 64) as usize;
     let r = s % 64;
     let lo = a[w] >> r;
@@ -52,9 +52,10 @@ fn bits_from(a: &Limbs, s: u32) -> u64 {
     }
 }
 
-/// `(f·a + g·b) / 2³⁰` for non-negative `a, b < 2²⁵⁶`, as magnitude and sign (true when
-/// negative). The division is exact by construction of the matrix.
-fn lin_shift(a: &Limbs, b: &Limbs, f: i64, g: i64) -> (Limbs, bool) {
+/// `(f·a + g·b) / 2^shift` (`0 < shift < 64`) for non-negative `a, b < 2²⁵⁶`, as magnitude
+/// and sign (true when negative). The division is exact by construction of the matrix
+/// (here with `shift = 30`; `crate::legendre` uses its own step count).
+pub(crate) fn lin_shift(a: &Limbs, b: &Limbs, f: i64, g: i64, shift: u32) -> (Limbs, bool) {
     let mut s = [0u64; 5];
     let mut carry: i128 = 0;
     for i in 0..4 {
@@ -75,7 +76,7 @@ fn lin_shift(a: &Limbs, b: &Limbs, f: i64, g: i64) -> (Limbs, bool) {
     }
     let mut out = [0u64; 4];
     for i in 0..4 {
-        out[i] = (s[i] >> K) | (s[i + 1] << (64 - K));
+        out[i] = (s[i] >> shift) | (s[i + 1] << (64 - shift));
     }
     (out, neg)
 }
@@ -187,8 +188,8 @@ fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
         }
         let (mut f0, mut g0) = unpack(p0);
         let (mut f1, mut g1) = unpack(p1);
-        let (na, na_neg) = lin_shift(&a, &b, f0, g0);
-        let (nb, nb_neg) = lin_shift(&a, &b, f1, g1);
+        let (na, na_neg) = lin_shift(&a, &b, f0, g0, K);
+        let (nb, nb_neg) = lin_shift(&a, &b, f1, g1, K);
         if na_neg {
             f0 = -f0;
             g0 = -g0;
@@ -207,8 +208,9 @@ fn raw_inverse(m: &Modulus, x: &Limbs) -> Option<(Limbs, usize)> {
     None
 }
 
-/// `(f, g)` from `f + g·2³² mod 2⁶⁴` with `|f|, |g| ≤ 2³⁰`.
-fn unpack(p: u64) -> (i64, i64) {
+/// `(f, g)` from the packed row `f + g·2³² mod 2⁶⁴` with `|f|, |g| < 2³¹` (shared with
+/// `crate::legendre`).
+pub(crate) fn unpack(p: u64) -> (i64, i64) {
     let f = p as u32 as i32 as i64;
     let g = (p as i64).wrapping_sub(f) >> 32;
     (f, g)

@@ -26,6 +26,8 @@
 //! symbol is the same and no conversion is needed. Inputs are public (point encodings), so
 //! variable time is fine.
 
+use crate::inverse::{bit_len, bits_from, lin_shift, unpack};
+
 /// Four little-endian 64-bit limbs.
 type Limbs = [u64; 4];
 
@@ -66,61 +68,6 @@ fn finish(mut a: u64, mut b: u64, mut flip: u64) -> bool {
         b = b.wrapping_add(d & swap);
         a = (d ^ swap).wrapping_sub(swap);
     }
-}
-
-fn bit_len(a: &Limbs) -> u32 {
-    for i in (0..4).rev() {
-        if a[i] != 0 {
-            return 64 * i as u32 + (64 - a[i].leading_zeros());
-        }
-    }
-    0
-}
-
-/// The 64 bits of `a` starting at bit `s` (`s ≤ 255`).
-fn bits_from(a: &Limbs, s: u32) -> u64 {
-    let w = (s / 64) as usize;
-    let r = s % 64;
-    let lo = a[w] >> r;
-    if r == 0 || w == 3 {
-        lo
-    } else {
-        lo | (a[w + 1] << (64 - r))
-    }
-}
-
-/// `(f, g)` from the packed row `f + g·2³² mod 2⁶⁴` with `|f|, |g| < 2³¹`.
-fn unpack(p: u64) -> (i64, i64) {
-    let f = i64::from(p as u32 as i32);
-    let g = (p as i64).wrapping_sub(f) >> 32;
-    (f, g)
-}
-
-/// `(f·a + g·b) / 2^STEPS` for `0 ≤ a, b < 2²⁵⁵` and `|f|, |g| ≤ 2^STEPS`, as magnitude and
-/// sign (true when negative). The division is exact by construction of the matrix.
-fn combine(a: &Limbs, b: &Limbs, f: i64, g: i64) -> (Limbs, bool) {
-    let mut s = [0u64; 5];
-    let mut carry: i128 = 0;
-    for i in 0..4 {
-        let t = i128::from(f) * i128::from(a[i]) + i128::from(g) * i128::from(b[i]) + carry;
-        s[i] = t as u64;
-        carry = t >> 64;
-    }
-    s[4] = carry as u64;
-    let neg = carry < 0;
-    if neg {
-        let mut c = 1u64;
-        for w in s.iter_mut() {
-            let (v, o) = (!*w).overflowing_add(c);
-            *w = v;
-            c = u64::from(o);
-        }
-    }
-    let mut out = [0u64; 4];
-    for i in 0..4 {
-        out[i] = (s[i] >> STEPS) | (s[i + 1] << (64 - STEPS));
-    }
-    (out, neg)
 }
 
 /// Whether the Legendre symbol `(x | p)` is 1, for an odd prime `p < 2²⁵⁵` and `0 ≤ x < p`
@@ -178,8 +125,8 @@ pub(crate) fn legendre_is_one(x: &Limbs, p: &Limbs) -> Option<bool> {
         }
         let (f0, g0) = unpack(p0);
         let (f1, g1) = unpack(p1);
-        let (na, a_neg) = combine(&a, &b, f0, g0);
-        let (nb, b_neg) = combine(&a, &b, f1, g1);
+        let (na, a_neg) = lin_shift(&a, &b, f0, g0, STEPS);
+        let (nb, b_neg) = lin_shift(&a, &b, f1, g1, STEPS);
         if a_neg && b_neg {
             // Unreachable from non-negative operands; do not trust the symbol.
             return None;
@@ -390,8 +337,8 @@ mod tests {
             }
             let (f0, g0) = unpack(p0);
             let (f1, g1) = unpack(p1);
-            let na = combine(&a, &b, f0, g0).0;
-            b = combine(&a, &b, f1, g1).0;
+            let na = lin_shift(&a, &b, f0, g0, STEPS).0;
+            b = lin_shift(&a, &b, f1, g1, STEPS).0;
             a = na;
         }
         MAX_ROUNDS
