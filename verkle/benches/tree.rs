@@ -6,24 +6,13 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use sha2::{Digest, Sha256};
 use verkle::genesis::parse_leaf_csv;
 use verkle::store::RocksStore;
 use verkle::{Tree, TreeConfig};
 
-const BLOCK: u32 = 10_000;
-
-fn block_key(i: u32) -> [u8; 32] {
-    Sha256::digest(i.to_be_bytes()).into()
-}
-
-fn initial_key(i: u32) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(i.to_be_bytes());
-    h.update([0u8; 28]);
-    h.update(b"seed");
-    h.finalize().into()
-}
+#[path = "support/keys.rs"]
+mod keys;
+use keys::{block_key, initial_key, update_block, BLOCK};
 
 fn tree_with(n: u32) -> Tree {
     let mut t = Tree::new();
@@ -188,14 +177,7 @@ fn block_10k_rocks(c: &mut Criterion) {
                 *round += 1;
                 let round = *round;
                 // 10k existing keys spread over the state, new values.
-                let writes: Vec<([u8; 32], Option<[u8; 32]>)> = (0..BLOCK)
-                    .map(|i| {
-                        let j = (round.wrapping_mul(BLOCK) + i).wrapping_mul(97) % keys;
-                        let mut v = initial_key(j);
-                        v[0] ^= round as u8;
-                        (initial_key(j), Some(v))
-                    })
-                    .collect();
+                let writes = update_block(round, keys);
                 *height += 1;
                 let start = Instant::now();
                 tree.apply(writes).unwrap();

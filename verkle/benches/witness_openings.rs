@@ -7,19 +7,14 @@
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
-use sha2::{Digest, Sha256};
 use verkle::Tree;
 use witness::ExecutionWitness;
 
 const STATE_KEYS: u32 = 100_000;
 
-fn initial_key(i: u32) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(i.to_be_bytes());
-    h.update([0u8; 28]);
-    h.update(b"seed");
-    h.finalize().into()
-}
+#[path = "support/keys.rs"]
+mod keys;
+use keys::initial_key;
 
 /// The SSZ witness for the first `k` keys, its opening count and its number of distinct
 /// commitments (the root and `commitments_by_path`).

@@ -15,27 +15,12 @@
 
 use std::time::Instant;
 
-use sha2::{Digest, Sha256};
 use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
-const BLOCK: u32 = 10_000;
-
-fn initial_key(i: u32) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(i.to_be_bytes());
-    h.update([0u8; 28]);
-    h.update(b"seed");
-    h.finalize().into()
-}
-
-/// User + system CPU time of the process so far, in clock ticks (1/100 s).
-fn cpu_ticks() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let rest = &s[s.rfind(')').unwrap() + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
-}
+#[path = "../benches/support/keys.rs"]
+mod keys;
+use keys::{cpu_ticks, update_block};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -75,14 +60,7 @@ fn main() {
     let mut warm = (0u64, 0f64, 0f64, 0f64);
     for b in 0..blocks {
         let round = height as u32 + 1;
-        let writes: Vec<([u8; 32], Option<[u8; 32]>)> = (0..BLOCK)
-            .map(|i| {
-                let j = (round.wrapping_mul(BLOCK) + i).wrapping_mul(97) % keys;
-                let mut v = initial_key(j);
-                v[0] ^= round as u8;
-                (initial_key(j), Some(v))
-            })
-            .collect();
+        let writes = update_block(round, keys);
         height += 1;
         let loads0 = tree.stats().nodes_loaded;
         let c0 = cpu_ticks();

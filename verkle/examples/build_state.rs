@@ -13,17 +13,12 @@
 
 use std::time::Instant;
 
-use sha2::{Digest, Sha256};
 use verkle::store::RocksStore;
 use verkle::{Tree, TreeConfig};
 
-fn initial_key(i: u32) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(i.to_be_bytes());
-    h.update([0u8; 28]);
-    h.update(b"seed");
-    h.finalize().into()
-}
+#[path = "../benches/support/keys.rs"]
+mod keys;
+use keys::initial_key;
 
 /// `VmRSS` and `VmHWM` in MiB (Linux).
 fn rss_mib() -> (f64, f64) {

@@ -10,20 +10,11 @@
 
 use std::time::Instant;
 
-use sha2::{Digest, Sha256};
 use verkle::Tree;
 
-fn block_key(i: u32) -> [u8; 32] {
-    Sha256::digest(i.to_be_bytes()).into()
-}
-
-fn initial_key(i: u32) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(i.to_be_bytes());
-    h.update([0u8; 28]);
-    h.update(b"seed");
-    h.finalize().into()
-}
+#[path = "../benches/support/keys.rs"]
+mod keys;
+use keys::{block_key, initial_key};
 
 fn main() {
     let mut args = std::env::args().skip(1);
