@@ -13,7 +13,8 @@ use ark_ff::Zero;
 
 use crate::field::{with_field_mul, FieldMul};
 use crate::fixed_base::signed_digits;
-use crate::prepared::{add_projective, add_signed, is_zero_x, PreparedPoint};
+use crate::msm::bucket_sums;
+use crate::prepared::{add_signed, PreparedPoint};
 use crate::{Element, Fr};
 
 /// Below this many digits the whole computation stays on one thread.
@@ -153,14 +154,7 @@ impl FixedBaseMsm {
             add_signed(m, &mut buckets[(mag - lo) as usize], p, *d < 0);
         }
         // Σ_k k·B_k = Σ_k (k − lo + 1)·B_k + (lo − 1)·Σ_k B_k, the first by a running sum.
-        let mut running = EdwardsProjective::zero();
-        let mut acc = EdwardsProjective::zero();
-        for b in buckets.iter().rev() {
-            if !is_zero_x(b) {
-                add_projective(m, &mut running, b);
-            }
-            add_projective(m, &mut acc, &running);
-        }
+        let (mut acc, running) = bucket_sums(m, &buckets);
         if lo > 1 {
             acc += running * Fr::from(u64::from(lo - 1));
         }

@@ -111,6 +111,15 @@ fn window_sum<M: FieldMul>(
             add_signed(m, &mut buckets[d.unsigned_abs() as usize - 1], p, d < 0);
         }
     }
+    bucket_sums(m, &buckets).0
+}
+
+/// `(Σ_k k·B_k, Σ_k B_k)` over `buckets[k − 1] = B_k`, by a running sum from the top bucket
+/// (two additions per bucket; empty buckets skip one).
+pub(crate) fn bucket_sums<M: FieldMul>(
+    m: M,
+    buckets: &[EdwardsProjective],
+) -> (EdwardsProjective, EdwardsProjective) {
     let mut running = EdwardsProjective::zero();
     let mut acc = EdwardsProjective::zero();
     for b in buckets.iter().rev() {
@@ -119,7 +128,7 @@ fn window_sum<M: FieldMul>(
         }
         add_projective(m, &mut acc, &running);
     }
-    acc
+    (acc, running)
 }
 
 /// The window minimising `windows·(8·n + 20·2^(c−1))` field multiplications (one
