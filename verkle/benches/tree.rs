@@ -12,7 +12,7 @@ use verkle::{Tree, TreeConfig};
 
 #[path = "support/keys.rs"]
 mod keys;
-use keys::{block_key, initial_key, update_block, BLOCK};
+use keys::{block_key, initial_key, state_keys, update_block, BLOCK};
 
 fn tree_with(n: u32) -> Tree {
     let mut t = Tree::new();
@@ -144,13 +144,7 @@ fn open_state() -> (Tree<RocksStore>, u64, u32) {
     )
     .unwrap();
     let height = tree.height().unwrap_or(0);
-    let keys = tree
-        .store()
-        .get_meta(b"build_state_keys")
-        .ok()
-        .flatten()
-        .and_then(|v| <[u8; 4]>::try_from(v.as_slice()).ok())
-        .map_or(STATE_KEYS, u32::from_be_bytes);
+    let keys = state_keys(tree.store(), STATE_KEYS);
     eprintln!("state of {keys} keys at height {height}");
     (tree, height, keys)
 }

@@ -20,7 +20,7 @@ use verkle::{Tree, TreeConfig};
 
 #[path = "../benches/support/keys.rs"]
 mod keys;
-use keys::{cpu_ticks, update_block};
+use keys::{cpu_ticks, state_keys, update_block};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -49,13 +49,7 @@ fn main() {
     )
     .unwrap();
     let mut height = tree.height().unwrap_or(0);
-    let keys = tree
-        .store()
-        .get_meta(b"build_state_keys")
-        .ok()
-        .flatten()
-        .and_then(|v| <[u8; 4]>::try_from(v.as_slice()).ok())
-        .map_or(1_000_000, u32::from_be_bytes);
+    let keys = state_keys(tree.store(), 1_000_000);
     // (cpu ticks, apply, commit, persist) of the warm blocks, ms.
     let mut warm = (0u64, 0f64, 0f64, 0f64);
     for b in 0..blocks {

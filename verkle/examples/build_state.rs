@@ -18,7 +18,7 @@ use verkle::{Tree, TreeConfig};
 
 #[path = "../benches/support/keys.rs"]
 mod keys;
-use keys::initial_key;
+use keys::{initial_key, STATE_KEYS_META};
 
 /// `VmRSS` and `VmHWM` in MiB (Linux).
 fn rss_mib() -> (f64, f64) {
@@ -78,7 +78,7 @@ fn main() {
         }))
         .unwrap();
         height += 1;
-        tree.persist_with(height, &[(b"build_state_keys", &end.to_be_bytes())])
+        tree.persist_with(height, &[(STATE_KEYS_META, &end.to_be_bytes())])
             .unwrap();
         done = end;
         let (rss, hwm) = rss_mib();

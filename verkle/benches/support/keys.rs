@@ -6,6 +6,20 @@
 #![allow(dead_code)]
 
 use sha2::{Digest, Sha256};
+use verkle::store::RocksStore;
+
+/// The meta key under which `build_state` records its state's key count (4 bytes, BE).
+pub const STATE_KEYS_META: &[u8] = b"build_state_keys";
+
+/// The key count `build_state` recorded in `store`, or `default` for a state without one.
+pub fn state_keys(store: &RocksStore, default: u32) -> u32 {
+    store
+        .get_meta(STATE_KEYS_META)
+        .ok()
+        .flatten()
+        .and_then(|v| <[u8; 4]>::try_from(v.as_slice()).ok())
+        .map_or(default, u32::from_be_bytes)
+}
 
 /// Keys of one update block.
 pub const BLOCK: u32 = 10_000;
