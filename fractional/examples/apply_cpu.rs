@@ -1,6 +1,8 @@
 //! CPU time (user + system, from `/proc/self/stat`) of applying 10k-update blocks to the
 //! bench states (`benches/fractional.rs` builds them): `apply_cpu <sharded|single> <dir>
-//! <keys> [blocks]`. For A/B comparisons on a loaded machine, where wall-clock is noisy.
+//! <keys> [blocks] [warm-up blocks]`. For A/B comparisons on a loaded machine, where
+//! wall-clock is noisy. The first `warm-up blocks` (default 0) fill the node cache and are
+//! left out of the figures.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use sha2::{Digest, Sha256};
@@ -41,6 +43,7 @@ fn main() {
     let dir = std::path::PathBuf::from(args.get(2).expect("dir"));
     let n: u32 = args.get(3).expect("keys").parse().unwrap();
     let blocks: u64 = args.get(4).map_or(3, |b| b.parse().unwrap());
+    let warm: u64 = args.get(5).map_or(0, |b| b.parse().unwrap());
     let cache = 200_000;
     let mut spent = 0u64;
     if mode == "sharded" {
@@ -51,6 +54,11 @@ fn main() {
         let mut t = fractional::ShardedTree::open(&dir.join("sharded"), config).unwrap();
         // Sums of the report's phases (wall, µs) and of the persists.
         let mut phases = [0u64; 5];
+        for _ in 0..warm {
+            let h = t.height().unwrap_or(0) + 1;
+            t.apply(&block(h, n)).unwrap();
+            t.persist(h, &[]).unwrap();
+        }
         for _ in 0..blocks {
             let h = t.height().unwrap_or(0) + 1;
             let w = block(h, n);
@@ -73,7 +81,8 @@ fn main() {
         }
         let ms = |us: u64| us as f64 / 1e3 / blocks as f64;
         println!(
-            "sharded wall per block: partition {:.1} ms, update {:.1} ms, commit {:.1} ms, roots {:.1} ms, persist {:.1} ms",
+            "sharded wall per block: apply {:.1} ms (partition {:.1}, update {:.1}, commit {:.1}, roots {:.1}), persist {:.1} ms",
+            ms(phases[0] + phases[1] + phases[2] + phases[3]),
             ms(phases[0]),
             ms(phases[1]),
             ms(phases[2]),
@@ -86,18 +95,55 @@ fn main() {
             TreeConfig { cache_nodes: cache },
         )
         .unwrap();
+        for _ in 0..warm {
+            let h = t.height().unwrap_or(0) + 1;
+            t.apply(block(h, n)).unwrap();
+            t.commit();
+            t.persist_with(h, &[]).unwrap();
+        }
+        let mut wall = std::time::Duration::ZERO;
         for _ in 0..blocks {
             let h = t.height().unwrap_or(0) + 1;
             let w = block(h, n);
             let c = cpu_ticks();
+            let s = std::time::Instant::now();
             t.apply(w).unwrap();
             t.commit();
+            wall += s.elapsed();
             spent += cpu_ticks() - c;
             t.persist_with(h, &[]).unwrap();
         }
+        println!(
+            "single wall per block: apply+commit {:.1} ms",
+            wall.as_secs_f64() * 1e3 / blocks as f64
+        );
     }
     println!(
         "{mode}: {blocks} blocks, {} ms CPU per block",
         spent * 10 / blocks
     );
+    println!(
+        "CPU per thread name over the whole run (ms): {}",
+        thread_cpu()
+    );
+}
+
+/// User + system CPU of the process's threads, summed by thread name, in ms.
+fn thread_cpu() -> String {
+    let mut by_name: std::collections::BTreeMap<String, u64> = Default::default();
+    for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(s) = std::fs::read_to_string(t.path().join("stat")) else {
+            continue;
+        };
+        let name = s[s.find('(').unwrap() + 1..s.rfind(')').unwrap()].to_string();
+        let name: String = name.trim_end_matches(|c: char| c.is_ascii_digit()).into();
+        let f: Vec<&str> = s[s.rfind(')').unwrap() + 2..].split(' ').collect();
+        *by_name.entry(name).or_default() +=
+            (f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()) * 10;
+    }
+    by_name
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -94,7 +94,7 @@ impl Term {
 }
 
 /// One internal node's terms and the (entry position, new scalar) of its moved children.
-type NodeTerms = (Vec<Term>, Vec<(usize, Fr)>);
+pub(super) type NodeTerms = (Vec<Term>, Vec<(usize, Fr)>);
 
 /// Terms per parallel task of [`sum_terms`].
 const TERM_CHUNK: usize = 512;

@@ -18,7 +18,7 @@ use banderwagon::{Element, Fr};
 use ipa::Committer;
 use rayon::prelude::*;
 
-use super::commit::{batch_mtf, internal_terms, leaf_terms, suffix_terms, Term};
+use super::commit::{batch_mtf, internal_terms, leaf_terms, suffix_terms, NodeTerms, Term};
 use super::node::{Arena, ChildRef, Node, NodeId, DIRTY};
 use super::{CommitCounts, Tree};
 use crate::store::NodeStore;
@@ -27,6 +27,8 @@ use crate::store::NodeStore;
 const PARALLEL_MIN: usize = 32;
 /// Multiplications per parallel task.
 const MUL_CHUNK: usize = 256;
+/// Leaves per parallel task when forming the leaf-commitment terms.
+const TERMS_CHUNK: usize = 512;
 /// Multiplications whose products are held at once (about 5 MB of points).
 const MUL_WINDOW: usize = 32_768;
 
@@ -47,7 +49,7 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
         }
         return out;
     }
-    muls.sort_unstable_by_key(|m| (m.base, m.target));
+    muls.par_sort_unstable_by_key(|m| (m.base, m.target));
     // Per window: the products, then (counting sort by target) each target's products
     // added up in parallel.
     let mut first = vec![0u32; targets + 1];
@@ -88,6 +90,10 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
 /// returns the same root as if it had committed alone. Every tree uses the EIP-6800
 /// committer (as every [`Tree`] does).
 ///
+/// Every step runs on all threads: the scalar multiplications, the maps to field, and also
+/// the bookkeeping between them (collecting the changed nodes, forming the terms, adding the
+/// deltas, writing the results back, the latter tree by tree).
+///
 /// ```
 /// let (mut a, mut b) = (verkle::Tree::new(), verkle::Tree::new());
 /// a.insert(&[1u8; 32], [2u8; 32]).unwrap();
@@ -104,32 +110,21 @@ pub fn commit_many<S: NodeStore + Send>(trees: &mut [&mut Tree<S>]) {
     let committer: &Committer = first.committer;
     let mut counts = vec![CommitCounts::default(); trees.len()];
 
-    // The changed nodes of every tree: leaves (any depth) and internal nodes by depth.
+    // The changed nodes of every tree (each tree's own walk, the trees in parallel): leaves
+    // (any depth) and internal nodes by depth, each list in tree order.
+    let per_tree: Vec<(Vec<NodeId>, Vec<Vec<NodeId>>)> = trees
+        .par_iter_mut()
+        .map(|tree| changed_nodes(tree))
+        .collect();
     let mut leaves: Vec<At> = Vec::new();
     let mut levels: Vec<Vec<At>> = Vec::new();
-    for (t, tree) in trees.iter().enumerate() {
-        let arena = &tree.arena;
-        if arena.get(tree.root).flags() & DIRTY == 0 {
-            continue;
+    for (t, (l, by_depth)) in per_tree.into_iter().enumerate() {
+        leaves.extend(l.into_iter().map(|id| (t, id)));
+        if levels.len() < by_depth.len() {
+            levels.resize_with(by_depth.len(), Vec::new);
         }
-        let mut stack = vec![(tree.root, 0usize)];
-        while let Some((id, depth)) = stack.pop() {
-            match arena.get(id) {
-                Node::Leaf(_) => leaves.push((t, id)),
-                Node::Internal(n) => {
-                    if levels.len() <= depth {
-                        levels.resize_with(depth + 1, Vec::new);
-                    }
-                    levels[depth].push((t, id));
-                    for e in &n.children {
-                        if let ChildRef::Loaded(c) = e.child {
-                            if arena.get(c).flags() & DIRTY != 0 {
-                                stack.push((c, depth + 1));
-                            }
-                        }
-                    }
-                }
-            }
+        for (level, ids) in levels.iter_mut().zip(by_depth) {
+            level.extend(ids.into_iter().map(|id| (t, id)));
         }
     }
 
@@ -143,6 +138,58 @@ pub fn commit_many<S: NodeStore + Send>(trees: &mut [&mut Tree<S>]) {
         tree.counts.leaves += c.leaves;
         tree.counts.internal_nodes += c.internal_nodes;
     }
+}
+
+/// The changed nodes of one tree: its changed leaves, and its changed internal nodes by depth.
+fn changed_nodes<S: NodeStore>(tree: &Tree<S>) -> (Vec<NodeId>, Vec<Vec<NodeId>>) {
+    let arena = &tree.arena;
+    let mut leaves = Vec::new();
+    let mut levels: Vec<Vec<NodeId>> = Vec::new();
+    if arena.get(tree.root).flags() & DIRTY == 0 {
+        return (leaves, levels);
+    }
+    let mut stack = vec![(tree.root, 0usize)];
+    while let Some((id, depth)) = stack.pop() {
+        match arena.get(id) {
+            Node::Leaf(_) => leaves.push(id),
+            Node::Internal(n) => {
+                if levels.len() <= depth {
+                    levels.resize_with(depth + 1, Vec::new);
+                }
+                levels[depth].push(id);
+                for e in &n.children {
+                    if let ChildRef::Loaded(c) = e.child {
+                        if arena.get(c).flags() & DIRTY != 0 {
+                            stack.push((c, depth + 1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (leaves, levels)
+}
+
+/// Where each tree's nodes start in `nodes` (sorted by tree): `bounds[t]..bounds[t + 1]`.
+fn tree_bounds(nodes: &[At], trees: usize) -> Vec<usize> {
+    let mut bounds = vec![0usize; trees + 1];
+    for &(t, _) in nodes {
+        if let Some(b) = bounds.get_mut(t + 1) {
+            *b += 1;
+        }
+    }
+    for t in 0..trees {
+        bounds[t + 1] += bounds[t];
+    }
+    bounds
+}
+
+/// `f(i, item)` for every item, in parallel chunks; the results in order.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    if items.len() < PARALLEL_MIN {
+        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
+    }
+    items.par_iter().enumerate().map(|(i, x)| f(i, x)).collect()
 }
 
 /// The leaves phase of [`commit_many`].
@@ -175,66 +222,101 @@ fn commit_leaves<S: NodeStore + Send>(
     }
     let deltas = sums(muls, 2 * leaves.len(), committer);
     // A suffix commitment moved when its delta is not the identity.
-    let mut moved: Vec<Element> = Vec::new();
-    let mut new_suffix: Vec<(Option<Element>, Option<Element>)> = Vec::with_capacity(leaves.len());
-    for (at, d) in leaves.iter().zip(deltas.chunks_exact(2)) {
+    let new_suffix: Vec<(Option<Element>, Option<Element>)> = par_map(leaves, |i, at| {
         let l = leaf(at);
-        let c1 = (!d[0].is_identity()).then(|| l.c1 + d[0]);
-        let c2 = (!d[1].is_identity()).then(|| l.c2 + d[1]);
+        let (d1, d2) = (deltas[2 * i], deltas[2 * i + 1]);
+        (
+            (!d1.is_identity()).then(|| l.c1 + d1),
+            (!d2.is_identity()).then(|| l.c2 + d2),
+        )
+    });
+    drop(deltas);
+    // Where each leaf's moved suffix commitments start in `moved`.
+    let mut first_moved: Vec<u32> = Vec::with_capacity(leaves.len());
+    let mut moved: Vec<Element> = Vec::new();
+    for (at, (c1, c2)) in leaves.iter().zip(&new_suffix) {
+        first_moved.push(moved.len() as u32);
         moved.extend(c1.iter().chain(c2.iter()));
-        new_suffix.push((c1, c2));
         counts[at.0].maps_to_field += (c1.is_some() as u64) + (c2.is_some() as u64);
     }
-    let mut moved_mtf = batch_mtf(&moved).into_iter();
-    let mut new_mtf: Vec<(Fr, Fr)> = Vec::with_capacity(leaves.len());
-    let mut muls: Vec<Term> = Vec::new();
-    for (i, (at, (c1, c2))) in leaves.iter().zip(&new_suffix).enumerate() {
+    let moved_mtf = batch_mtf(&moved);
+    drop(moved);
+    // The new `(mtf(C1), mtf(C2))` of every leaf and its leaf-commitment terms.
+    let new_mtf: Vec<(Fr, Fr)> = par_map(leaves, |i, at| {
         let l = leaf(at);
-        let m1 = c1.and_then(|_| moved_mtf.next()).unwrap_or(l.c1_mtf);
-        let m2 = c2.and_then(|_| moved_mtf.next()).unwrap_or(l.c2_mtf);
-        let before = muls.len();
-        leaf_terms(i, l, (m1, m2), false, &mut muls);
-        counts[at.0].scalar_muls += (muls.len() - before) as u64;
-        new_mtf.push((m1, m2));
+        let (c1, c2) = &new_suffix[i];
+        let mut next = first_moved[i] as usize;
+        let mut take = |moved: bool, old: Fr| {
+            if !moved {
+                return old;
+            }
+            next += 1;
+            moved_mtf.get(next - 1).copied().unwrap_or(old)
+        };
+        let m1 = take(c1.is_some(), l.c1_mtf);
+        let m2 = take(c2.is_some(), l.c2_mtf);
+        (m1, m2)
+    });
+    drop(moved_mtf);
+    let muls: Vec<Term> = if leaves.len() < PARALLEL_MIN {
+        let mut muls = Vec::new();
+        for (i, at) in leaves.iter().enumerate() {
+            leaf_terms(i, leaf(at), new_mtf[i], false, &mut muls);
+        }
+        muls
+    } else {
+        leaves
+            .par_chunks(TERMS_CHUNK)
+            .enumerate()
+            .flat_map_iter(|(c, chunk)| {
+                let mut muls = Vec::with_capacity(2 * chunk.len());
+                for (j, at) in chunk.iter().enumerate() {
+                    let i = c * TERMS_CHUNK + j;
+                    leaf_terms(i, leaf(at), new_mtf[i], false, &mut muls);
+                }
+                muls
+            })
+            .collect()
+    };
+    for m in &muls {
+        counts[leaves[m.target as usize].0].scalar_muls += 1;
     }
     let deltas = sums(muls, leaves.len(), committer);
     let g0 = committer.scalar_mul(0, &Fr::one());
-    let points: Vec<Element> = leaves
-        .iter()
-        .zip(&deltas)
-        .map(|(at, d)| {
-            let l = leaf(at);
-            if l.fresh {
-                g0 + *d
-            } else {
-                l.commitment + *d
-            }
-        })
-        .collect();
+    let points: Vec<Element> = par_map(leaves, |i, at| {
+        let l = leaf(at);
+        if l.fresh {
+            g0 + deltas[i]
+        } else {
+            l.commitment + deltas[i]
+        }
+    });
+    drop(deltas);
     let leaf_mtf = batch_mtf(&points);
     drop(arenas);
-    for ((((t, id), (c1, c2)), (m1, m2)), (c, m)) in leaves
-        .iter()
-        .zip(new_suffix)
-        .zip(new_mtf)
-        .zip(points.into_iter().zip(leaf_mtf))
-    {
-        counts[*t].maps_to_field += 1;
-        counts[*t].leaves += 1;
-        let l = trees[*t].arena.leaf_mut(*id);
-        if let Some(c1) = c1 {
-            l.c1 = c1;
-        }
-        if let Some(c2) = c2 {
-            l.c2 = c2;
-        }
-        l.c1_mtf = m1;
-        l.c2_mtf = m2;
-        l.commitment = c;
-        l.mtf = m;
-        l.clear_pending();
-        l.flags &= !DIRTY;
+    for &(t, _) in leaves {
+        counts[t].maps_to_field += 1;
+        counts[t].leaves += 1;
     }
+    // Written back tree by tree, the trees in parallel.
+    let bounds = tree_bounds(leaves, trees.len());
+    trees.par_iter_mut().enumerate().for_each(|(t, tree)| {
+        for i in bounds[t]..bounds[t + 1] {
+            let l = tree.arena.leaf_mut(leaves[i].1);
+            let (c1, c2) = new_suffix[i];
+            if let Some(c1) = c1 {
+                l.c1 = c1;
+            }
+            if let Some(c2) = c2 {
+                l.c2 = c2;
+            }
+            (l.c1_mtf, l.c2_mtf) = new_mtf[i];
+            l.commitment = points[i];
+            l.mtf = leaf_mtf[i];
+            l.clear_pending();
+            l.flags &= !DIRTY;
+        }
+    });
 }
 
 /// One depth of internal nodes (of all trees) in [`commit_many`]; their changed children
@@ -249,37 +331,43 @@ fn commit_internal<S: NodeStore + Send>(
         return;
     }
     let arenas: Vec<&Arena> = trees.iter().map(|t| &t.arena).collect();
-    // Per node: (entry position, new scalar) of the children that moved.
+    // Per node: its terms, and the (entry position, new scalar) of the children that moved.
+    let per_node: Vec<NodeTerms> = par_map(level, |i, &(t, id)| {
+        let mut terms = Vec::new();
+        let moved = internal_terms(arenas[t], id, i, &mut terms);
+        (terms, moved)
+    });
+    let mut muls: Vec<Term> = Vec::with_capacity(per_node.iter().map(|p| p.0.len()).sum());
     let mut moved: Vec<Vec<(usize, Fr)>> = Vec::with_capacity(level.len());
-    let mut muls: Vec<Term> = Vec::new();
-    for (i, &(t, id)) in level.iter().enumerate() {
-        let before = muls.len();
-        let committed = internal_terms(arenas[t], id, i, &mut muls);
-        counts[t].scalar_muls += (muls.len() - before) as u64;
-        moved.push(committed);
-    }
-    let deltas = sums(muls, level.len(), committer);
-    let points: Vec<Element> = level
-        .iter()
-        .zip(&deltas)
-        .map(|(&(t, id), d)| arenas[t].internal(id).commitment + *d)
-        .collect();
-    let mtfs = batch_mtf(&points);
-    drop(arenas);
-    for (((&(t, id), c), committed), m) in level.iter().zip(points).zip(moved).zip(mtfs) {
+    for (&(t, _), (terms, m)) in level.iter().zip(per_node) {
+        counts[t].scalar_muls += terms.len() as u64;
         counts[t].maps_to_field += 1;
         counts[t].internal_nodes += 1;
-        let n = trees[t].arena.internal_mut(id);
-        n.commitment = c;
-        n.mtf = m;
-        for (pos, v) in committed {
-            if let Some(e) = n.children.get_mut(pos) {
-                e.committed = v;
-            }
-        }
-        n.removed.clear();
-        n.flags &= !DIRTY;
+        muls.extend(terms);
+        moved.push(m);
     }
+    let deltas = sums(muls, level.len(), committer);
+    let points: Vec<Element> = par_map(level, |i, &(t, id)| {
+        arenas[t].internal(id).commitment + deltas[i]
+    });
+    drop(deltas);
+    let mtfs = batch_mtf(&points);
+    drop(arenas);
+    let bounds = tree_bounds(level, trees.len());
+    trees.par_iter_mut().enumerate().for_each(|(t, tree)| {
+        for i in bounds[t]..bounds[t + 1] {
+            let n = tree.arena.internal_mut(level[i].1);
+            n.commitment = points[i];
+            n.mtf = mtfs[i];
+            for &(pos, v) in &moved[i] {
+                if let Some(e) = n.children.get_mut(pos) {
+                    e.committed = v;
+                }
+            }
+            n.removed.clear();
+            n.flags &= !DIRTY;
+        }
+    });
 }
 
 #[cfg(test)]
