@@ -7,6 +7,9 @@
 //! `verkle::Tree`), both RocksDB-backed with the same node budget `FRACTIONAL_BENCH_CACHE`
 //! (default 200,000 nodes). The state is built on the first run and reused afterwards
 //! (every timed block is persisted, untimed, so later runs continue at the stored height).
+//! Both databases are opened with memory-mapped reads ([`RocksConfig::mmap_reads`]); each
+//! bench opens only its own tree, so the other database's background work does not run
+//! beside it.
 //! A block updates 10k existing keys spread over the state, the same block for both trees.
 //! Setups only run when a bench of theirs passes the filter.
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -19,7 +22,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use fractional::coordinator::Coordinator;
 use fractional::{ShardConfig, ShardedTree};
 use sha2::{Digest, Sha256};
-use verkle::store::RocksStore;
+use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 use witness::fractional::{verify_fractional, FractionalProof};
 
@@ -81,9 +84,20 @@ fn sharded_config() -> ShardConfig {
     }
 }
 
+fn rocks_config() -> RocksConfig {
+    RocksConfig {
+        mmap_reads: true,
+        ..RocksConfig::default()
+    }
+}
+
+fn open_sharded(dir: &Path) -> ShardedTree {
+    ShardedTree::open_with(dir, sharded_config(), &rocks_config()).unwrap()
+}
+
 fn open_single(dir: &Path) -> Tree<RocksStore> {
     Tree::open_with(
-        RocksStore::open(dir).unwrap(),
+        RocksStore::open_with(dir, &rocks_config()).unwrap(),
         TreeConfig {
             cache_nodes: cache_nodes(),
         },
@@ -91,15 +105,15 @@ fn open_single(dir: &Path) -> Tree<RocksStore> {
     .unwrap()
 }
 
-/// Opens both states, building them first if `<dir>/built` is missing.
-fn open_states(n: u32) -> (ShardedTree, Tree<RocksStore>) {
+/// Builds both states if `<dir>/built` is missing; returns the directory.
+fn build_states(n: u32) -> PathBuf {
     let dir = state_dir(n);
     let marker = dir.join("built");
     if !marker.exists() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let start = Instant::now();
-        let mut sharded = ShardedTree::open(&dir.join("sharded"), sharded_config()).unwrap();
+        let mut sharded = open_sharded(&dir.join("sharded"));
         let mut single = open_single(&dir.join("single"));
         let mut from = 0;
         while from < n {
@@ -119,22 +133,21 @@ fn open_states(n: u32) -> (ShardedTree, Tree<RocksStore>) {
             start.elapsed()
         );
     }
-    let sharded = ShardedTree::open(&dir.join("sharded"), sharded_config()).unwrap();
-    let single = open_single(&dir.join("single"));
-    (sharded, single)
+    dir
 }
 
 fn apply_bench(c: &mut Criterion) {
     let n = state_keys();
     let threads = rayon::current_num_threads();
     let cache = cache_nodes();
-    let mut states: Option<(ShardedTree, Tree<RocksStore>)> = None;
+    let mut sharded: Option<ShardedTree> = None;
+    let mut single: Option<Tree<RocksStore>> = None;
     let mut g = c.benchmark_group("fractional");
     g.sample_size(10).measurement_time(Duration::from_secs(8));
     g.bench_function(
         format!("apply 10k-update block on {n} keys (256 shards, RocksDB, cache {cache} nodes, {threads} threads)"),
         |b| {
-            let (sharded, _) = states.get_or_insert_with(|| open_states(n));
+            let sharded = sharded.get_or_insert_with(|| open_sharded(&build_states(n).join("sharded")));
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
@@ -152,7 +165,9 @@ fn apply_bench(c: &mut Criterion) {
     g.bench_function(
         format!("single tree: apply+commit 10k-update block on {n} keys (RocksDB, cache {cache} nodes, {threads} threads)"),
         |b| {
-            let (_, single) = states.get_or_insert_with(|| open_states(n));
+            // The sharded tree is closed first (its database's background work stops).
+            sharded = None;
+            let single = single.get_or_insert_with(|| open_single(&build_states(n).join("single")));
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {

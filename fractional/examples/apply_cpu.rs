@@ -1,12 +1,12 @@
 //! CPU time (user + system, from `/proc/self/stat`) of applying 10k-update blocks to the
 //! bench states (`benches/fractional.rs` builds them): `apply_cpu <sharded|single> <dir>
-//! <keys> [blocks] [warm-up blocks]`. For A/B comparisons on a loaded machine, where
+//! <keys> [blocks] [warm-up blocks] [--pread]`. For A/B comparisons on a loaded machine, where
 //! wall-clock is noisy. The first `warm-up blocks` (default 0) fill the node cache and are
 //! left out of the figures.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use sha2::{Digest, Sha256};
-use verkle::store::RocksStore;
+use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
 fn initial_key(i: u32) -> [u8; 32] {
@@ -38,20 +38,31 @@ fn cpu_ticks() -> u64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let all: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = all
+        .iter()
+        .filter(|a| !a.starts_with("--"))
+        .cloned()
+        .collect();
     let mode = args.get(1).expect("mode").clone();
     let dir = std::path::PathBuf::from(args.get(2).expect("dir"));
     let n: u32 = args.get(3).expect("keys").parse().unwrap();
     let blocks: u64 = args.get(4).map_or(3, |b| b.parse().unwrap());
     let warm: u64 = args.get(5).map_or(0, |b| b.parse().unwrap());
     let cache = 200_000;
+    // As the bench opens them (`--pread`: without memory-mapped reads).
+    let rocks = RocksConfig {
+        mmap_reads: !all.iter().any(|a| a == "--pread"),
+        ..RocksConfig::default()
+    };
     let mut spent = 0u64;
     if mode == "sharded" {
         let config = fractional::ShardConfig {
             cache_nodes: cache,
             ..fractional::ShardConfig::default()
         };
-        let mut t = fractional::ShardedTree::open(&dir.join("sharded"), config).unwrap();
+        let mut t =
+            fractional::ShardedTree::open_with(&dir.join("sharded"), config, &rocks).unwrap();
         // Sums of the report's phases (wall, µs) and of the persists.
         let mut phases = [0u64; 5];
         for _ in 0..warm {
@@ -91,7 +102,7 @@ fn main() {
         );
     } else {
         let mut t = Tree::open_with(
-            RocksStore::open(dir.join("single")).unwrap(),
+            RocksStore::open_with(dir.join("single"), &rocks).unwrap(),
             TreeConfig { cache_nodes: cache },
         )
         .unwrap();

@@ -8,7 +8,7 @@ use banderwagon::{fr_from_le_bytes_canonical, fr_to_le_bytes, Element};
 use ipa::Committer;
 use rayon::prelude::*;
 use verkle::keys::{TreeKey, Value};
-use verkle::store::{MemoryStore, NodeBatch, NodeKind, RocksStore};
+use verkle::store::{MemoryStore, NodeBatch, NodeKind, RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
 use crate::canonical::{CanonicalTop, ShardTop};
@@ -211,7 +211,17 @@ impl ShardedTree {
     /// ([`ShardConfig::shard_cache_nodes`]); [`ShardedTree::persist`] evicts every persisted
     /// shard back to that share.
     pub fn open(dir: &Path, config: ShardConfig) -> Result<ShardedTree, FractionalError> {
-        let db = RocksStore::open(dir).map_err(store_err)?;
+        ShardedTree::open_with(dir, config, &RocksConfig::default())
+    }
+
+    /// [`ShardedTree::open`] with RocksDB tuned by `rocks` (block cache, memtables,
+    /// durability, memory-mapped reads).
+    pub fn open_with(
+        dir: &Path,
+        config: ShardConfig,
+        rocks: &RocksConfig,
+    ) -> Result<ShardedTree, FractionalError> {
+        let db = RocksStore::open_with(dir, rocks).map_err(store_err)?;
         let depth = config.depth;
         if let Some(v) = db.get_meta(META_DEPTH).map_err(store_err)? {
             let stored = v.first().copied().unwrap_or(0);
