@@ -6,7 +6,7 @@ use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsAffine, Edward
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
-use crate::field::with_field_mul;
+use crate::field::{with_field_mul, FieldMul};
 use crate::prepared::batch_affine;
 use crate::{Fq, Fr};
 
@@ -252,13 +252,7 @@ impl Element {
 
     /// [`Element::map_to_scalar_field`] for many elements with one field inversion.
     pub fn batch_map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
-        let mut ys: Vec<Fq> = elements.iter().map(|e| e.0.y).collect();
-        ark_ff::batch_inversion(&mut ys);
-        elements
-            .iter()
-            .zip(ys.iter())
-            .map(|(e, yi)| fq_to_fr(&(e.0.x * yi)))
-            .collect()
+        with_field_mul!(|m| batch_mtf(m, elements))
     }
 
     /// `2·self`.
@@ -278,9 +272,41 @@ impl Element {
     }
 }
 
-/// Reduces a base-field element into the scalar field via its little-endian bytes.
+/// `x/y` of every element, reduced into the scalar field, with one field inversion
+/// (Montgomery's trick); an element with `y = 0` (never a valid one) maps to 0.
+fn batch_mtf<M: FieldMul>(m: M, elements: &[Element]) -> Vec<Fr> {
+    let mut prefix = Vec::with_capacity(elements.len());
+    let mut acc = Fq::one();
+    for e in elements {
+        prefix.push(acc);
+        if !e.0.y.is_zero() {
+            acc = m.mul(&acc, &e.0.y);
+        }
+    }
+    // `acc` is a product of non-zero values.
+    let mut inv = crate::inverse::fq_inverse(&acc).unwrap_or_default();
+    let mut out = vec![Fr::zero(); elements.len()];
+    for ((e, before), o) in elements.iter().zip(&prefix).zip(out.iter_mut()).rev() {
+        if e.0.y.is_zero() {
+            continue;
+        }
+        let y_inv = m.mul(&inv, before);
+        inv = m.mul(&inv, &e.0.y);
+        *o = fq_to_fr(&m.mul(&e.0.x, &y_inv));
+    }
+    out
+}
+
+/// Reduces a base-field element into the scalar field (its canonical integer mod r, what
+/// reducing its 32 little-endian bytes gives): `v < p < 5r`, so at most four subtractions.
 fn fq_to_fr(v: &Fq) -> Fr {
-    Fr::from_le_bytes_mod_order(&v.into_bigint().to_bytes_le())
+    let mut n = v.into_bigint();
+    let r = Fr::MODULUS;
+    while n >= r {
+        n.sub_with_borrow(&r);
+    }
+    // `n < r`: always canonical.
+    Fr::from_bigint(n).unwrap_or_default()
 }
 
 impl Add for Element {
@@ -515,5 +541,54 @@ mod tests {
         assert_eq!(Element::batch_map_to_scalar_field(&pts), single);
         let enc: Vec<[u8; 32]> = pts.iter().map(|p| p.to_bytes()).collect();
         assert_eq!(Element::batch_to_bytes(&pts), enc);
+    }
+
+    /// The definition: the 32 little-endian bytes of `v`, reduced mod r.
+    fn fq_to_fr_by_bytes(v: &Fq) -> Fr {
+        Fr::from_le_bytes_mod_order(&v.into_bigint().to_bytes_le())
+    }
+
+    #[test]
+    fn fq_to_fr_reduces_like_the_bytes() {
+        let r = Fr::MODULUS;
+        let mut edges: Vec<Fq> = vec![Fq::zero(), Fq::one(), -Fq::one(), -Fq::from(2u64)];
+        for k in 1..=4u64 {
+            // k·r − 1, k·r and k·r + 1 (all below p).
+            let kr = Fq::from(k) * Fq::from_bigint(r).unwrap();
+            edges.extend([kr - Fq::one(), kr, kr + Fq::one()]);
+        }
+        let mut x = Fq::from(0x9e37_79b9_7f4a_7c15u64);
+        for _ in 0..20_000 {
+            x = x.square() + Fq::from(7u64);
+            edges.push(x);
+        }
+        for v in &edges {
+            assert_eq!(fq_to_fr(v), fq_to_fr_by_bytes(v), "{v}");
+        }
+    }
+
+    /// The batched map to field gives the definition's scalars, under both field backends,
+    /// the identity included.
+    #[test]
+    fn batch_map_to_field_matches_the_definition() {
+        let g = Element::generator();
+        let mut pts: Vec<Element> = (1..300u64)
+            .map(|i| g * Fr::from(i * 0x1234_5678_9abc + 17))
+            .collect();
+        pts.insert(100, Element::identity());
+        let want: Vec<Fr> = pts
+            .iter()
+            .map(|p| {
+                let (x, y) = p.to_affine_coordinates();
+                fq_to_fr_by_bytes(&(x * y.inverse().unwrap()))
+            })
+            .collect();
+        assert_eq!(batch_mtf(crate::field::Portable, &pts), want);
+        #[cfg(target_arch = "x86_64")]
+        match crate::field::Adx::detect() {
+            Some(adx) => assert_eq!(batch_mtf(adx, &pts), want),
+            None => eprintln!("no BMI2/ADX on this processor: the assembly path was not tested"),
+        }
+        assert!(batch_mtf(crate::field::Portable, &[]).is_empty());
     }
 }
