@@ -7,7 +7,7 @@ use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::field::{with_field_mul, FieldMul};
-use crate::prepared::batch_affine;
+use crate::prepared::{add_projective, batch_affine};
 use crate::{Fq, Fr};
 
 /// Why 32 bytes are not the encoding of a Banderwagon element.
@@ -309,26 +309,31 @@ fn fq_to_fr(v: &Fq) -> Fr {
     Fr::from_bigint(n).unwrap_or_default()
 }
 
+// Additions use arkworks' formula on the selected field backend
+// (`crate::prepared::add_projective`): the same output coordinates.
 impl Add for Element {
     type Output = Element;
-    fn add(self, rhs: Element) -> Element {
-        Element(self.0 + rhs.0)
+    fn add(mut self, rhs: Element) -> Element {
+        self += rhs;
+        self
     }
 }
 impl AddAssign for Element {
     fn add_assign(&mut self, rhs: Element) {
-        self.0 += rhs.0;
+        with_field_mul!(|m| add_projective(m, &mut self.0, &rhs.0));
     }
 }
 impl Sub for Element {
     type Output = Element;
-    fn sub(self, rhs: Element) -> Element {
-        Element(self.0 - rhs.0)
+    fn sub(mut self, rhs: Element) -> Element {
+        self -= rhs;
+        self
     }
 }
 impl SubAssign for Element {
     fn sub_assign(&mut self, rhs: Element) {
-        self.0 -= rhs.0;
+        let neg = -rhs.0;
+        with_field_mul!(|m| add_projective(m, &mut self.0, &neg));
     }
 }
 impl Neg for Element {
@@ -564,6 +569,38 @@ mod tests {
         }
         for v in &edges {
             assert_eq!(fq_to_fr(v), fq_to_fr_by_bytes(v), "{v}");
+        }
+    }
+
+    /// Additions and subtractions give arkworks' coordinates exactly, on the selected
+    /// backend (whichever it is on this processor).
+    #[test]
+    fn additions_match_arkworks_coordinates() {
+        let g = Element::generator();
+        let pts: Vec<Element> = (1..60u64)
+            .map(|i| g * Fr::from(i * 0x1f2e_3d4c_5b6a + 3))
+            .chain([Element::identity()])
+            .collect();
+        for w in pts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let sum = a + b;
+            let (x, y) = (a.0 + b.0, a.0 - b.0);
+            assert_eq!((sum.0.x, sum.0.y, sum.0.t, sum.0.z), (x.x, x.y, x.t, x.z));
+            let diff = a - b;
+            assert_eq!(
+                (diff.0.x, diff.0.y, diff.0.t, diff.0.z),
+                (y.x, y.y, y.t, y.z)
+            );
+            let mut acc = a;
+            acc += b;
+            acc -= b;
+            let mut want = a.0;
+            want += b.0;
+            want -= b.0;
+            assert_eq!(
+                (acc.0.x, acc.0.y, acc.0.t, acc.0.z),
+                (want.x, want.y, want.t, want.z)
+            );
         }
     }
 
