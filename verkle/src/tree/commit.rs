@@ -289,15 +289,14 @@ pub(super) fn leaf_terms(
     }
 }
 
-/// Recommits every dirty node below (and including) `root`.
-pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> CommitCounts {
-    let mut counts = CommitCounts::default();
-    if arena.get(root).flags() & DIRTY == 0 {
-        return counts;
-    }
-    // Collect the dirty nodes: leaves (any depth) and internal nodes by depth.
+/// The dirty nodes below (and including) `root`: the leaves (any depth), and the internal
+/// nodes by depth (`levels[d]`: depth `d`). Nothing when `root` is clean.
+pub(super) fn dirty_nodes(arena: &Arena, root: NodeId) -> (Vec<NodeId>, Vec<Vec<NodeId>>) {
     let mut leaves: Vec<NodeId> = Vec::new();
     let mut levels: Vec<Vec<NodeId>> = Vec::new();
+    if arena.get(root).flags() & DIRTY == 0 {
+        return (leaves, levels);
+    }
     let mut stack = vec![(root, 0usize)];
     while let Some((id, depth)) = stack.pop() {
         match arena.get(id) {
@@ -317,6 +316,16 @@ pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> 
             }
         }
     }
+    (leaves, levels)
+}
+
+/// Recommits every dirty node below (and including) `root`.
+pub(crate) fn commit(arena: &mut Arena, root: NodeId, committer: &Committer) -> CommitCounts {
+    let mut counts = CommitCounts::default();
+    if arena.get(root).flags() & DIRTY == 0 {
+        return counts;
+    }
+    let (leaves, levels) = dirty_nodes(arena, root);
 
     // Leaves: suffix commitments, their map-to-field, leaf commitments, their map-to-field.
     let arena_ref: &Arena = arena;

@@ -18,8 +18,10 @@ use banderwagon::{Element, Fr};
 use ipa::Committer;
 use rayon::prelude::*;
 
-use super::commit::{batch_mtf, internal_terms, leaf_terms, suffix_terms, NodeTerms, Term};
-use super::node::{Arena, ChildRef, Node, NodeId, DIRTY};
+use super::commit::{
+    batch_mtf, dirty_nodes, internal_terms, leaf_terms, suffix_terms, NodeTerms, Term,
+};
+use super::node::{Arena, NodeId, DIRTY};
 use super::{CommitCounts, Tree};
 use crate::store::NodeStore;
 
@@ -114,7 +116,7 @@ pub fn commit_many<S: NodeStore + Send>(trees: &mut [&mut Tree<S>]) {
     // (any depth) and internal nodes by depth, each list in tree order.
     let per_tree: Vec<(Vec<NodeId>, Vec<Vec<NodeId>>)> = trees
         .par_iter_mut()
-        .map(|tree| changed_nodes(tree))
+        .map(|tree| dirty_nodes(&tree.arena, tree.root))
         .collect();
     let mut leaves: Vec<At> = Vec::new();
     let mut levels: Vec<Vec<At>> = Vec::new();
@@ -138,36 +140,6 @@ pub fn commit_many<S: NodeStore + Send>(trees: &mut [&mut Tree<S>]) {
         tree.counts.leaves += c.leaves;
         tree.counts.internal_nodes += c.internal_nodes;
     }
-}
-
-/// The changed nodes of one tree: its changed leaves, and its changed internal nodes by depth.
-fn changed_nodes<S: NodeStore>(tree: &Tree<S>) -> (Vec<NodeId>, Vec<Vec<NodeId>>) {
-    let arena = &tree.arena;
-    let mut leaves = Vec::new();
-    let mut levels: Vec<Vec<NodeId>> = Vec::new();
-    if arena.get(tree.root).flags() & DIRTY == 0 {
-        return (leaves, levels);
-    }
-    let mut stack = vec![(tree.root, 0usize)];
-    while let Some((id, depth)) = stack.pop() {
-        match arena.get(id) {
-            Node::Leaf(_) => leaves.push(id),
-            Node::Internal(n) => {
-                if levels.len() <= depth {
-                    levels.resize_with(depth + 1, Vec::new);
-                }
-                levels[depth].push(id);
-                for e in &n.children {
-                    if let ChildRef::Loaded(c) = e.child {
-                        if arena.get(c).flags() & DIRTY != 0 {
-                            stack.push((c, depth + 1));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    (leaves, levels)
 }
 
 /// Where each tree's nodes start in `nodes` (sorted by tree): `bounds[t]..bounds[t + 1]`.
