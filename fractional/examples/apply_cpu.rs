@@ -1,8 +1,14 @@
 //! CPU time (user + system, from `/proc/self/stat`) of applying 10k-update blocks to the
 //! bench states (`benches/fractional.rs` builds them): `apply_cpu <sharded|single> <dir>
-//! <keys> [blocks] [warm-up blocks] [--pread]`. For A/B comparisons on a loaded machine, where
-//! wall-clock is noisy. The first `warm-up blocks` (default 0) fill the node cache and are
-//! left out of the figures.
+//! <keys> [blocks] [warm-up blocks] [--pread] [--memtable-mib=N]`. For A/B comparisons on a
+//! loaded machine, where wall-clock is noisy. The first `warm-up blocks` (default 0) fill the
+//! node cache and are left out of the figures.
+//!
+//! Each run writes its blocks into the state, and the next run starts with the flushes and
+//! compactions those blocks left pending: back-to-back runs alternate between fast and slow
+//! by 20–35 %, whatever the binary. Compare variants on fresh copies of one saved state, one
+//! copy per run, with enough blocks (40) for flushes and compactions to happen inside the
+//! run.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use sha2::{Digest, Sha256};
@@ -29,6 +35,13 @@ fn block(round: u64, n: u32) -> Vec<([u8; 32], Option<[u8; 32]>)> {
         .collect()
 }
 
+/// Minor page faults of the process so far.
+fn minor_faults() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let rest = &s[s.rfind(')').unwrap() + 2..];
+    rest.split(' ').nth(7).unwrap().parse().unwrap()
+}
+
 /// User + system CPU time of the process so far, in clock ticks (1/100 s).
 fn cpu_ticks() -> u64 {
     let s = std::fs::read_to_string("/proc/self/stat").unwrap();
@@ -51,11 +64,15 @@ fn main() {
     let warm: u64 = args.get(5).map_or(0, |b| b.parse().unwrap());
     let cache = 200_000;
     // As the bench opens them (`--pread`: without memory-mapped reads).
-    let rocks = RocksConfig {
+    let mut rocks = RocksConfig {
         mmap_reads: !all.iter().any(|a| a == "--pread"),
         ..RocksConfig::default()
     };
+    if let Some(m) = all.iter().find_map(|a| a.strip_prefix("--memtable-mib=")) {
+        rocks.write_buffer_bytes = m.parse::<usize>().unwrap() << 20;
+    }
     let mut spent = 0u64;
+    let mut faults = 0u64;
     if mode == "sharded" {
         let config = fractional::ShardConfig {
             cache_nodes: cache,
@@ -74,8 +91,10 @@ fn main() {
             let h = t.height().unwrap_or(0) + 1;
             let w = block(h, n);
             let c = cpu_ticks();
+            let f = minor_faults();
             let r = t.apply(&w).unwrap();
             spent += cpu_ticks() - c;
+            faults += minor_faults() - f;
             eprintln!("{r:?}");
             let p = std::time::Instant::now();
             t.persist(h, &[]).unwrap();
@@ -130,8 +149,9 @@ fn main() {
         );
     }
     println!(
-        "{mode}: {blocks} blocks, {} ms CPU per block",
-        spent * 10 / blocks
+        "{mode}: {blocks} blocks, {} ms CPU per block, {} minor page faults per apply",
+        spent * 10 / blocks,
+        faults / blocks
     );
     println!(
         "CPU per thread name over the whole run (ms): {}",
