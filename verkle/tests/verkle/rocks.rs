@@ -342,3 +342,49 @@ fn killed_mid_commit_reopens_at_a_committed_block() {
     }
     eprintln!("{kills_after_commit} of 5 kills landed between a write and its report");
 }
+
+/// The nice value of each of this process's threads named `name` (Linux `/proc`).
+fn thread_nice_values(name: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        if &stat[open + 1..close] != name {
+            continue;
+        }
+        // Fields after the name: state is field 3, nice is field 19.
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        out.push(fields[16].parse().unwrap());
+    }
+    out
+}
+
+/// RocksDB's flush thread, once it has run a flush, runs at the lowest CPU priority.
+#[cfg(target_os = "linux")]
+#[test]
+fn background_threads_run_at_low_priority() {
+    let dir = temp_dir();
+    let store = RocksStore::open(dir.path()).unwrap();
+    let mut t = Tree::open(store.clone()).unwrap();
+    t.apply(block(1)).unwrap();
+    t.persist_with(1, &[]).unwrap();
+    store.flush().unwrap();
+    // A pool thread applies the lowered priority when it takes its next job.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let nice = thread_nice_values("rocksdb:high");
+        assert!(!nice.is_empty(), "no rocksdb:high thread");
+        if nice.contains(&19) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "rocksdb:high threads at nice {nice:?} after a flush"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
