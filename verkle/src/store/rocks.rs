@@ -99,7 +99,10 @@ pub struct RocksConfig {
     /// such record reaches the disk once per flush instead of once per block, and flushes and
     /// compactions have less to write. On the fractional bench state (1M keys, 10k-update
     /// blocks, 2 cores) 128 MiB against 64 MiB cut RocksDB's background CPU from ≈ 140 to
-    /// ≈ 60 ms per block and the 2-thread apply by ≈ 20 %, for up to 128 MiB more memory.
+    /// ≈ 55 ms per block and the 2-thread apply by ≈ 20 % (40-block runs of the `apply_cpu`
+    /// example; ≈ 5 % in the criterion bench), for up to 128 MiB more memory. Opening a
+    /// database replays the write-ahead log not yet flushed, up to 4 × this size (≈ 0.35 s
+    /// per 100 MB on that machine).
     pub write_buffer_bytes: usize,
     /// `fsync` the write-ahead log on every batch (durable against power loss, slower).
     pub sync_writes: bool,
@@ -207,7 +210,7 @@ impl RocksStore {
         // background threads): on a machine whose cores are all busy applying a block they
         // yield to it and catch up while the block is written (a single-threaded step). On
         // the fractional bench state (1M keys, 10k-update blocks, 2 threads on 2 cores) the
-        // apply took ≈ 5–8 % less time. Idle cores run them as before; a backlog is bounded
+        // apply took ≈ 5–8 % less time in `apply_cpu` runs. Idle cores run them as before; a backlog is bounded
         // by RocksDB's own write slowdown. The thread pools are process-wide, so this holds
         // for every RocksDB database in the process. (Creating the default environment
         // handle cannot fail in practice; if it did, the priorities would stay as they are.)

@@ -344,6 +344,7 @@ fn killed_mid_commit_reopens_at_a_committed_block() {
 }
 
 /// The nice value of each of this process's threads named `name` (Linux `/proc`).
+#[cfg(target_os = "linux")]
 fn thread_nice_values(name: &str) -> Vec<i64> {
     let mut out = Vec::new();
     for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
