@@ -35,19 +35,23 @@ fn block(round: u64, n: u32) -> Vec<([u8; 32], Option<[u8; 32]>)> {
         .collect()
 }
 
+/// The numeric fields after the name of a `/proc/.../stat` file (the state is field 3, so
+/// field `n` is at `n − 3`; a non-numeric field reads as 0).
+fn stat_fields(path: &std::path::Path) -> Option<Vec<u64>> {
+    let s = std::fs::read_to_string(path).ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    Some(rest.split(' ').map(|f| f.parse().unwrap_or(0)).collect())
+}
+
 /// Minor page faults of the process so far.
 fn minor_faults() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let rest = &s[s.rfind(')').unwrap() + 2..];
-    rest.split(' ').nth(7).unwrap().parse().unwrap()
+    stat_fields("/proc/self/stat".as_ref()).unwrap()[10 - 3]
 }
 
 /// User + system CPU time of the process so far, in clock ticks (1/100 s).
 fn cpu_ticks() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let rest = &s[s.rfind(')').unwrap() + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+    let f = stat_fields("/proc/self/stat".as_ref()).unwrap();
+    f[14 - 3] + f[15 - 3]
 }
 
 fn main() {
@@ -163,14 +167,17 @@ fn main() {
 fn thread_cpu() -> String {
     let mut by_name: std::collections::BTreeMap<String, u64> = Default::default();
     for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
-        let Ok(s) = std::fs::read_to_string(t.path().join("stat")) else {
+        let (Ok(name), Some(f)) = (
+            std::fs::read_to_string(t.path().join("comm")),
+            stat_fields(&t.path().join("stat")),
+        ) else {
             continue;
         };
-        let name = s[s.find('(').unwrap() + 1..s.rfind(')').unwrap()].to_string();
-        let name: String = name.trim_end_matches(|c: char| c.is_ascii_digit()).into();
-        let f: Vec<&str> = s[s.rfind(')').unwrap() + 2..].split(' ').collect();
-        *by_name.entry(name).or_default() +=
-            (f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()) * 10;
+        let name: String = name
+            .trim_end()
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .into();
+        *by_name.entry(name).or_default() += (f[14 - 3] + f[15 - 3]) * 10;
     }
     by_name
         .iter()
