@@ -9,6 +9,7 @@
 use banderwagon::arith::Zero;
 use banderwagon::{Element, Fr};
 use ipa::Committer;
+use rayon::prelude::*;
 use verkle::store::NodeKind;
 
 use crate::shard::ShardDepth;
@@ -147,31 +148,38 @@ impl CanonicalTop {
                 }
             }
             ShardDepth::Two => {
-                // Group by the first byte; move each touched N_a by its children's deltas.
-                let mut prefixes: Vec<u8> = Vec::new();
-                let mut points: Vec<Element> = Vec::new();
-                let mut start = 0;
-                while start < changed.len() {
-                    let a = (changed[start] >> 8) as u8;
-                    let mut end = start;
-                    let mut terms: Vec<(usize, Fr)> = Vec::new();
-                    while end < changed.len() && (changed[end] >> 8) as u8 == a {
-                        let i = usize::from(changed[end]);
-                        if let (Some(t), Some(slot)) = (tops.get(i), self.level1_slots.get_mut(i)) {
-                            if t.mtf != *slot {
-                                terms.push((i & 0xff, t.mtf - *slot));
-                                *slot = t.mtf;
-                            }
+                // The slot deltas of the touched shards, grouped by their first byte (cheap,
+                // here); each touched N_a then moves by its group's multiplications, the
+                // groups in parallel.
+                let mut groups: Vec<(u8, Vec<(usize, Fr)>)> = Vec::new();
+                for &i in changed {
+                    let a = (i >> 8) as u8;
+                    if groups.last().map(|g| g.0) != Some(a) {
+                        groups.push((a, Vec::new()));
+                    }
+                    let i = usize::from(i);
+                    if let (Some(t), Some(slot), Some(g)) =
+                        (tops.get(i), self.level1_slots.get_mut(i), groups.last_mut())
+                    {
+                        if t.mtf != *slot {
+                            g.1.push((i & 0xff, t.mtf - *slot));
+                            *slot = t.mtf;
                         }
-                        end += 1;
                     }
-                    let n = &mut self.level1[usize::from(a)];
-                    if !terms.is_empty() {
-                        *n += committer.commit_sparse(&terms);
-                    }
-                    prefixes.push(a);
+                }
+                let deltas: Vec<Element> = groups
+                    .par_iter()
+                    .map(|(_, terms)| committer.commit_sparse(terms))
+                    .collect();
+                let mut prefixes: Vec<u8> = Vec::with_capacity(groups.len());
+                let mut points: Vec<Element> = Vec::with_capacity(groups.len());
+                for ((a, _), d) in groups.iter().zip(deltas) {
+                    let Some(n) = self.level1.get_mut(usize::from(*a)) else {
+                        continue;
+                    };
+                    *n += d;
+                    prefixes.push(*a);
                     points.push(*n);
-                    start = end;
                 }
                 let mtfs = Element::batch_map_to_scalar_field(&points);
                 for (a, m) in prefixes.iter().zip(mtfs) {
@@ -190,7 +198,99 @@ impl CanonicalTop {
             }
         }
         if !root_terms.is_empty() {
-            self.root += committer.commit_sparse(&root_terms);
+            self.root += commit_sparse_par(committer, &root_terms);
+        }
+    }
+}
+
+/// Root slots per parallel task of [`commit_sparse_par`].
+const SLOTS_PER_TASK: usize = 32;
+
+/// `committer.commit_sparse(terms)`, in parallel chunks: a block touching every shard moves
+/// all 256 root slots, each on its own generator.
+fn commit_sparse_par(committer: &Committer, terms: &[(usize, Fr)]) -> Element {
+    if terms.len() <= SLOTS_PER_TASK {
+        return committer.commit_sparse(terms);
+    }
+    terms
+        .par_chunks(SLOTS_PER_TASK)
+        .map(|c| committer.commit_sparse(c))
+        .reduce(Element::identity, |a, b| a + b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shard top with an internal node and a made-up scalar.
+    fn top(seed: u64) -> ShardTop {
+        ShardTop {
+            kind: Some(NodeKind::Internal),
+            mtf: Fr::from(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
+            compressed: [0u8; 32],
+        }
+    }
+
+    /// Every root slot moved at once (the parallel chunks of `commit_sparse_par`), then a
+    /// few: the root equals the commitment to its slots computed directly.
+    #[test]
+    fn depth_1_root_after_all_shards_move() {
+        let committer = Committer::eip6800();
+        let mut tops = vec![ShardTop::empty(); 256];
+        let mut c = CanonicalTop::empty(ShardDepth::One);
+        for round in 0..3u64 {
+            let changed: Vec<u16> = if round == 2 {
+                vec![3, 77, 200]
+            } else {
+                (0..256).collect()
+            };
+            for &i in &changed {
+                tops[usize::from(i)] = top(round * 1000 + u64::from(i));
+            }
+            c.update(&tops, &changed, committer);
+            let slots: Vec<(usize, Fr)> = tops.iter().map(|t| t.mtf).enumerate().collect();
+            assert_eq!(c.root(), committer.commit_sparse(&slots), "round {round}");
+        }
+    }
+
+    /// Depth 2, shards under many first bytes moved at once (the groups in parallel): each
+    /// `N_a` and the root equal the commitments computed directly.
+    #[test]
+    fn depth_2_levels_after_many_shards_move() {
+        let committer = Committer::eip6800();
+        let mut tops = vec![ShardTop::empty(); 65_536];
+        let mut c = CanonicalTop::empty(ShardDepth::Two);
+        for round in 0..2u64 {
+            // Two shards under each of 40 first bytes (so each N_a is internal).
+            let changed: Vec<u16> = (0..40u16)
+                .flat_map(|a| [a * 6 * 256 + round as u16, a * 6 * 256 + 9])
+                .collect();
+            for &i in &changed {
+                tops[usize::from(i)] = top(round * 100_000 + u64::from(i));
+            }
+            c.update(&tops, &changed, committer);
+            let mut root_slots: Vec<(usize, Fr)> = Vec::new();
+            for a in 0..256usize {
+                let slots: Vec<(usize, Fr)> = (0..256)
+                    .map(|b| (b, tops[a * 256 + b].mtf))
+                    .filter(|(_, m)| !m.is_zero())
+                    .collect();
+                if slots.is_empty() {
+                    continue;
+                }
+                let n = committer.commit_sparse(&slots);
+                assert_eq!(
+                    c.level1(a as u8).map(|l| l.0),
+                    Some(n),
+                    "round {round} N_{a}"
+                );
+                root_slots.push((a, n.map_to_scalar_field()));
+            }
+            assert_eq!(
+                c.root(),
+                committer.commit_sparse(&root_slots),
+                "round {round}"
+            );
         }
     }
 }

@@ -27,8 +27,11 @@ use crate::store::NodeStore;
 
 /// Below this many items a batch is computed on the calling thread.
 const PARALLEL_MIN: usize = 32;
-/// Multiplications per parallel task.
+/// Multiplications per parallel task, at most (a small batch is split finer, so that every
+/// thread gets a share: [`mul_chunk`]).
 const MUL_CHUNK: usize = 256;
+/// Multiplications per parallel task, at least.
+const MUL_CHUNK_MIN: usize = 16;
 /// Leaves per parallel task when forming the leaf-commitment terms.
 const TERMS_CHUNK: usize = 512;
 /// Multiplications whose products are held at once (about 5 MB of points).
@@ -57,7 +60,7 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
     let mut first = vec![0u32; targets + 1];
     for window in muls.chunks(MUL_WINDOW) {
         let products: Vec<Element> = window
-            .par_chunks(MUL_CHUNK)
+            .par_chunks(mul_chunk(window.len()))
             .flat_map_iter(|chunk| chunk.iter().map(mul))
             .collect();
         first.iter_mut().for_each(|f| *f = 0);
@@ -85,6 +88,13 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
         });
     }
     out
+}
+
+/// The task size for `muls` multiplications: [`MUL_CHUNK`], or less when that would leave
+/// threads idle (a level of 256 shard roots is 256 multiplications: one task of
+/// [`MUL_CHUNK`] would run them all on one thread).
+fn mul_chunk(muls: usize) -> usize {
+    (muls / (4 * rayon::current_num_threads()).max(1)).clamp(MUL_CHUNK_MIN, MUL_CHUNK)
 }
 
 /// Recommits every changed node of all `trees`, batching each phase over all of them (see
