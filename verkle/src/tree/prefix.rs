@@ -43,7 +43,13 @@ type At = (usize, NodeId);
 /// `Σ scalar·G_base` for each of `targets` sums (the identity for a target without
 /// multiplications). The multiplications run in generator order, in parallel; each sum is
 /// then added up from its products.
-fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> {
+///
+/// The steps between the multiplications are kept linear and cheap, as they partly run
+/// while other threads wait: the terms are put in generator order by a counting sort (the
+/// comparison sort it replaces took 1.6–2.4 ms per 10k-update block, at 2 and 1 threads),
+/// the products are written in place in parallel (no per-task lists joined afterwards), and
+/// a sum starts as its first product instead of as the identity plus it.
+fn sums(muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> {
     let mut out = vec![Element::identity(); targets];
     let mul = |m: &Term| committer.scalar_mul(usize::from(m.base), &m.scalar);
     if muls.len() < PARALLEL_MIN {
@@ -54,15 +60,18 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
         }
         return out;
     }
-    muls.par_sort_unstable_by_key(|m| (m.base, m.target));
+    let muls = by_generator(muls);
     // Per window: the products, then (counting sort by target) each target's products
     // added up in parallel.
     let mut first = vec![0u32; targets + 1];
+    let mut started = vec![false; targets];
+    let mut products: Vec<Element> = Vec::new();
     for window in muls.chunks(MUL_WINDOW) {
-        let products: Vec<Element> = window
-            .par_chunks(mul_chunk(window.len()))
-            .flat_map_iter(|chunk| chunk.iter().map(mul))
-            .collect();
+        window
+            .par_iter()
+            .with_min_len(mul_chunk(window.len()))
+            .map(mul)
+            .collect_into_vec(&mut products);
         first.iter_mut().for_each(|f| *f = 0);
         for m in window {
             if let Some(f) = first.get_mut(m.target as usize + 1) {
@@ -81,13 +90,42 @@ fn sums(mut muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Eleme
             }
         }
         let (first, by_target, products) = (&first, &by_target, &products);
-        out.par_iter_mut().enumerate().for_each(|(t, acc)| {
-            for &i in &by_target[first[t] as usize..first[t + 1] as usize] {
-                *acc += products[i as usize];
-            }
-        });
+        out.par_iter_mut()
+            .zip(started.par_iter_mut())
+            .enumerate()
+            .for_each(|(t, (acc, started))| {
+                for &i in &by_target[first[t] as usize..first[t + 1] as usize] {
+                    let p = products[i as usize];
+                    if *started {
+                        *acc += p;
+                    } else {
+                        *acc = p;
+                        *started = true;
+                    }
+                }
+            });
     }
     out
+}
+
+/// `muls` in generator order (a stable counting sort: within a generator, the terms keep
+/// their order). The order only serves the cache; the sums do not depend on it.
+fn by_generator(muls: Vec<Term>) -> Vec<Term> {
+    let bucket = |m: &Term| usize::from(m.base).min(255);
+    let mut start = [0usize; 257];
+    for m in &muls {
+        start[bucket(m) + 1] += 1;
+    }
+    for i in 0..256 {
+        start[i + 1] += start[i];
+    }
+    let mut sorted = muls.clone();
+    for m in muls {
+        let slot = &mut start[bucket(&m)];
+        sorted[*slot] = m;
+        *slot += 1;
+    }
+    sorted
 }
 
 /// The task size for `muls` multiplications: [`MUL_CHUNK`], or less when that would leave
@@ -443,6 +481,23 @@ mod tests {
         let after: Vec<CommitCounts> = together.iter().map(|t| t.stats().commit).collect();
         assert_eq!(before, after);
         commit_many::<crate::store::MemoryStore>(&mut []);
+    }
+
+    /// Generator order, stable within a generator, every term kept.
+    #[test]
+    fn by_generator_is_a_stable_counting_sort() {
+        let mut rng = Rng(11);
+        let muls: Vec<Term> = (0..5000)
+            .map(|t| Term::new(t, (rng.next() % 256) as usize, Fr::from(rng.next())))
+            .collect();
+        let sorted = by_generator(muls.clone());
+        let mut expected = muls;
+        expected.sort_by_key(|m| m.base);
+        let key = |m: &Term| (m.base, m.target, m.scalar);
+        assert_eq!(
+            sorted.iter().map(key).collect::<Vec<_>>(),
+            expected.iter().map(key).collect::<Vec<_>>()
+        );
     }
 
     #[test]
