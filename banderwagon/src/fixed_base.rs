@@ -10,7 +10,7 @@ use ark_ed_on_bls12_381_bandersnatch::EdwardsProjective;
 use ark_ff::PrimeField;
 
 use crate::field::{with_field_mul, FieldMul};
-use crate::prepared::{add_prepared, add_signed, PreparedPoint};
+use crate::prepared::{add_prepared, add_signed, from_signed, PreparedPoint};
 use crate::{Element, Fr};
 
 /// Precomputed multiples of a fixed list of bases.
@@ -236,6 +236,20 @@ impl FixedBaseTable {
     /// The table entries are resolved and touched before the first addition, so that
     /// their cache misses overlap instead of stalling one addition each.
     pub fn accumulate(&self, acc: &mut Element, index: usize, scalar: &Fr, digits: &mut Vec<i32>) {
+        let positions = self.touched_positions(index, scalar, digits);
+        with_field_mul!(|m| for (pos, negative) in positions.clone() {
+            add_signed(m, &mut acc.0, &self.points[pos], negative);
+        });
+    }
+
+    /// The (table position, negative) of each non-zero signed digit of `scalar` for
+    /// `B_index`, after reading each entry once (so that their cache misses overlap).
+    fn touched_positions<'a>(
+        &self,
+        index: usize,
+        scalar: &Fr,
+        digits: &'a mut Vec<i32>,
+    ) -> impl Iterator<Item = (usize, bool)> + Clone + 'a {
         self.assert_full_range();
         signed_digits(scalar, self.window, self.num_windows, digits);
         let per_window = self.per_window();
@@ -244,7 +258,7 @@ impl FixedBaseTable {
             .iter()
             .enumerate()
             .filter(|(_, d)| **d != 0)
-            .map(|(j, &d)| {
+            .map(move |(j, &d)| {
                 (
                     base_off + j * per_window + d.unsigned_abs() as usize - 1,
                     d < 0,
@@ -256,9 +270,7 @@ impl FixedBaseTable {
             fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
         }
         std::hint::black_box(fold);
-        with_field_mul!(|m| for (pos, negative) in positions {
-            add_signed(m, &mut acc.0, &self.points[pos], negative);
-        });
+        positions
     }
 
     /// Appends the table positions of `scalar·B_index` to `out`; no arithmetic yet (see
@@ -331,10 +343,20 @@ impl FixedBaseTable {
 
     /// `scalar·B_index`.
     pub fn mul(&self, index: usize, scalar: &Fr) -> Element {
-        let mut acc = Element::identity();
         let mut digits = Vec::with_capacity(self.num_windows);
-        self.accumulate(&mut acc, index, scalar, &mut digits);
-        acc
+        let mut positions = self.touched_positions(index, scalar, &mut digits);
+        let Some((first, negative)) = positions.next() else {
+            return Element::identity();
+        };
+        // Starting from the first entry saves the eight multiplications of adding it to
+        // the identity.
+        with_field_mul!(|m| {
+            let mut acc = from_signed(m, &self.points[first], negative);
+            for (pos, negative) in positions.clone() {
+                add_signed(m, &mut acc, &self.points[pos], negative);
+            }
+            Element(acc)
+        })
     }
 
     /// `Σ scalars[i]·B_i` for `i < min(scalars.len(), num_bases())`; zero scalars cost nothing.
@@ -518,6 +540,18 @@ mod tests {
             let expect: Element = bases.iter().zip(&sc).map(|(b, s)| *b * *s).sum();
             assert_eq!(t.msm(&sc), expect);
             assert_eq!(t.mul(1, &-Fr::one()), -bases[1]);
+            // `mul` starts from its first entry (with either sign) instead of the identity.
+            assert_eq!(t.mul(2, &Fr::zero()), Element::identity());
+            assert_eq!(t.mul(2, &Fr::one()), bases[2]);
+            for _ in 0..20 {
+                let s = Fr::rand(&mut rng);
+                for (i, b) in bases.iter().enumerate() {
+                    assert_eq!(t.mul(i, &s), *b * s, "w={w}");
+                    assert_eq!(t.mul(i, &-s), -(*b * s), "w={w}");
+                    // The point keeps its extended coordinate right for later additions.
+                    assert_eq!(t.mul(i, &s) + bases[0], *b * s + bases[0], "w={w}");
+                }
+            }
         }
     }
 }

@@ -151,6 +151,19 @@ fn finish<M: FieldMul>(m: M, acc: &mut EdwardsProjective, d: Fq, c: Fq, e: Fq, h
     acc.z = m.mul(&f, &g);
 }
 
+/// `sign·p` as an extended projective point (`z = 1`; one multiplication, for `t = x·y`):
+/// what adding `sign·p` to the identity gives, without the addition's eight.
+#[inline(always)]
+pub(crate) fn from_signed<M: FieldMul>(
+    m: M,
+    p: &PreparedPoint,
+    negative: bool,
+) -> EdwardsProjective {
+    let t = m.mul(&p.x, &p.y);
+    let (x, t) = if negative { (-p.x, -t) } else { (p.x, t) };
+    EdwardsProjective::new_unchecked(x, p.y, t, Fq::one())
+}
+
 /// `acc += sign·p` for a signed digit's sign.
 #[inline(always)]
 pub(crate) fn add_signed<M: FieldMul>(
