@@ -174,8 +174,6 @@ fn sum_terms(
     let mut terms = terms;
     terms.sort_unstable_by_key(|t| (t.base, t.target));
     // A window of terms at a time, so the products held at once stay small.
-    let mut fill = vec![0u32; targets + 1];
-    // Whether `out[target]` holds a sum yet (the first product is copied, not added).
     let mut started = vec![false; targets];
     for window in terms.chunks(TERM_WINDOW) {
         let products: Vec<Element> = window
@@ -186,37 +184,56 @@ fn sum_terms(
                     .map(|t| committer.scalar_mul(usize::from(t.base), &t.scalar))
             })
             .collect();
-        // Group the window's products by target (counting sort), then sum each group.
-        start.iter_mut().for_each(|s| *s = 0);
-        for t in window {
-            start[t.target as usize + 1] += 1;
-        }
-        for i in 0..targets {
-            start[i + 1] += start[i];
-        }
-        fill.copy_from_slice(&start);
-        let mut order = vec![0u32; window.len()];
-        for (i, t) in window.iter().enumerate() {
-            let slot = &mut fill[t.target as usize];
-            order[*slot as usize] = i as u32;
-            *slot += 1;
-        }
-        out.par_iter_mut()
-            .zip(started.par_iter_mut())
-            .enumerate()
-            .for_each(|(target, (acc, started))| {
-                for &i in &order[start[target] as usize..start[target + 1] as usize] {
-                    let p = products[i as usize];
-                    if *started {
-                        *acc += p;
-                    } else {
-                        *acc = p;
-                        *started = true;
-                    }
-                }
-            });
+        add_products(window, &products, &mut out, &mut started);
     }
     out
+}
+
+/// Adds a window's products into their targets' sums (`products[i]` is `window[i]`'s): the
+/// products grouped by target (a counting sort), then each target's group added in
+/// parallel. A sum not `started` yet takes its first product as it is (no addition to the
+/// identity).
+pub(super) fn add_products(
+    window: &[Term],
+    products: &[Element],
+    out: &mut [Element],
+    started: &mut [bool],
+) {
+    let targets = out.len();
+    let mut first = vec![0u32; targets + 1];
+    for t in window {
+        if let Some(f) = first.get_mut(t.target as usize + 1) {
+            *f += 1;
+        }
+    }
+    for i in 0..targets {
+        first[i + 1] += first[i];
+    }
+    let mut next = first.clone();
+    let mut order = vec![0u32; window.len()];
+    for (i, t) in window.iter().enumerate() {
+        if let Some(n) = next.get_mut(t.target as usize) {
+            order[*n as usize] = i as u32;
+            *n += 1;
+        }
+    }
+    let (first, order) = (&first, &order);
+    out.par_iter_mut()
+        .zip(started.par_iter_mut())
+        .enumerate()
+        .for_each(|(target, (acc, started))| {
+            for &i in &order[first[target] as usize..first[target + 1] as usize] {
+                let Some(&p) = products.get(i as usize) else {
+                    continue;
+                };
+                if *started {
+                    *acc += p;
+                } else {
+                    *acc = p;
+                    *started = true;
+                }
+            }
+        });
 }
 
 /// The suffix-commitment terms of one leaf (`target` 2·i for `C1`, 2·i + 1 for `C2`).

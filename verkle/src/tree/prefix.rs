@@ -19,7 +19,7 @@ use ipa::Committer;
 use rayon::prelude::*;
 
 use super::commit::{
-    batch_mtf, dirty_nodes, internal_terms, leaf_terms, suffix_terms, NodeTerms, Term,
+    add_products, batch_mtf, dirty_nodes, internal_terms, leaf_terms, suffix_terms, NodeTerms, Term,
 };
 use super::node::{Arena, NodeId, DIRTY};
 use super::{CommitCounts, Tree};
@@ -61,9 +61,7 @@ fn sums(muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> 
         return out;
     }
     let muls = by_generator(muls);
-    // Per window: the products, then (counting sort by target) each target's products
-    // added up in parallel.
-    let mut first = vec![0u32; targets + 1];
+    // Per window: the products, then each target's products added up ([`add_products`]).
     let mut started = vec![false; targets];
     let mut products: Vec<Element> = Vec::new();
     for window in muls.chunks(MUL_WINDOW) {
@@ -72,38 +70,7 @@ fn sums(muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> 
             .with_min_len(mul_chunk(window.len()))
             .map(mul)
             .collect_into_vec(&mut products);
-        first.iter_mut().for_each(|f| *f = 0);
-        for m in window {
-            if let Some(f) = first.get_mut(m.target as usize + 1) {
-                *f += 1;
-            }
-        }
-        for i in 0..targets {
-            first[i + 1] += first[i];
-        }
-        let mut next = first.clone();
-        let mut by_target = vec![0u32; window.len()];
-        for (i, m) in window.iter().enumerate() {
-            if let Some(n) = next.get_mut(m.target as usize) {
-                by_target[*n as usize] = i as u32;
-                *n += 1;
-            }
-        }
-        let (first, by_target, products) = (&first, &by_target, &products);
-        out.par_iter_mut()
-            .zip(started.par_iter_mut())
-            .enumerate()
-            .for_each(|(t, (acc, started))| {
-                for &i in &by_target[first[t] as usize..first[t + 1] as usize] {
-                    let p = products[i as usize];
-                    if *started {
-                        *acc += p;
-                    } else {
-                        *acc = p;
-                        *started = true;
-                    }
-                }
-            });
+        add_products(window, &products, &mut out, &mut started);
     }
     out
 }
