@@ -73,12 +73,16 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]
 ones=() twos=() ratios=() ceilings=()
 for p in $(seq 1 "$pairs"); do
   c="$("$ceiling" 20000 5 | awk '/^ceiling/ { print $NF }')"
+  fail() {
+    echo "apply-ratio: the $1-thread bench run of pair $p printed no time (run it by hand: $bench --bench fractional/apply)" >&2
+    exit 1
+  }
   if [ $((p % 2)) -eq 1 ]; then
-    t1="$(run 1)"
-    t2="$(run 2)"
+    t1="$(run 1)" || fail 1
+    t2="$(run 2)" || fail 2
   else
-    t2="$(run 2)"
-    t1="$(run 1)"
+    t2="$(run 2)" || fail 2
+    t1="$(run 1)" || fail 1
   fi
   r="$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", a / b }')"
   echo "pair $p ($(date +%T)): 1 thread $t1 ms, 2 threads $t2 ms, speedup $r (ceiling $c)"
