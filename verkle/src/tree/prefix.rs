@@ -19,7 +19,8 @@ use ipa::Committer;
 use rayon::prelude::*;
 
 use super::commit::{
-    add_products, batch_mtf, dirty_nodes, internal_terms, leaf_terms, suffix_terms, NodeTerms, Term,
+    batch_mtf, dirty_nodes, internal_terms, leaf_terms, suffix_terms, sums_by_generator, NodeTerms,
+    Term,
 };
 use super::node::{Arena, NodeId, DIRTY};
 use super::{CommitCounts, Tree};
@@ -27,80 +28,11 @@ use crate::store::NodeStore;
 
 /// Below this many items a batch is computed on the calling thread.
 const PARALLEL_MIN: usize = 32;
-/// Multiplications per parallel task, at most (a small batch is split finer, so that every
-/// thread gets a share: [`mul_chunk`]).
-const MUL_CHUNK: usize = 256;
-/// Multiplications per parallel task, at least.
-const MUL_CHUNK_MIN: usize = 16;
 /// Leaves per parallel task when forming the leaf-commitment terms.
 const TERMS_CHUNK: usize = 512;
-/// Multiplications whose products are held at once (about 5 MB of points).
-const MUL_WINDOW: usize = 32_768;
 
 /// A node of one of the trees: (tree position, arena id).
 type At = (usize, NodeId);
-
-/// `Σ scalar·G_base` for each of `targets` sums (the identity for a target without
-/// multiplications). The multiplications run in generator order, in parallel; each sum is
-/// then added up from its products.
-///
-/// The steps between the multiplications are kept linear and cheap, as they partly run
-/// while other threads wait: the terms are put in generator order by a counting sort (the
-/// comparison sort it replaces took 1.6–2.4 ms per 10k-update block, at 2 and 1 threads),
-/// the products are written in place in parallel (no per-task lists joined afterwards), and
-/// a sum starts as its first product instead of as the identity plus it.
-fn sums(muls: Vec<Term>, targets: usize, committer: &Committer) -> Vec<Element> {
-    let mut out = vec![Element::identity(); targets];
-    let mul = |m: &Term| committer.scalar_mul(usize::from(m.base), &m.scalar);
-    if muls.len() < PARALLEL_MIN {
-        for m in &muls {
-            if let Some(o) = out.get_mut(m.target as usize) {
-                *o += mul(m);
-            }
-        }
-        return out;
-    }
-    let muls = by_generator(muls);
-    // Per window: the products, then each target's products added up ([`add_products`]).
-    let mut started = vec![false; targets];
-    let mut products: Vec<Element> = Vec::new();
-    for window in muls.chunks(MUL_WINDOW) {
-        window
-            .par_iter()
-            .with_min_len(mul_chunk(window.len()))
-            .map(mul)
-            .collect_into_vec(&mut products);
-        add_products(window, &products, &mut out, &mut started);
-    }
-    out
-}
-
-/// `muls` in generator order (a stable counting sort: within a generator, the terms keep
-/// their order). The order only serves the cache; the sums do not depend on it.
-fn by_generator(muls: Vec<Term>) -> Vec<Term> {
-    let bucket = |m: &Term| usize::from(m.base).min(255);
-    let mut start = [0usize; 257];
-    for m in &muls {
-        start[bucket(m) + 1] += 1;
-    }
-    for i in 0..256 {
-        start[i + 1] += start[i];
-    }
-    let mut sorted = muls.clone();
-    for m in muls {
-        let slot = &mut start[bucket(&m)];
-        sorted[*slot] = m;
-        *slot += 1;
-    }
-    sorted
-}
-
-/// The task size for `muls` multiplications: [`MUL_CHUNK`], or less when that would leave
-/// threads idle (a level of 256 shard roots is 256 multiplications: one task of
-/// [`MUL_CHUNK`] would run them all on one thread).
-fn mul_chunk(muls: usize) -> usize {
-    (muls / (4 * rayon::current_num_threads()).max(1)).clamp(MUL_CHUNK_MIN, MUL_CHUNK)
-}
 
 /// Recommits every changed node of all `trees`, batching each phase over all of them (see
 /// the module text); afterwards each tree's [`Tree::commit`] has nothing left to do and
@@ -207,7 +139,7 @@ fn commit_leaves<S: NodeStore + Send>(
     for m in &muls {
         counts[leaves[m.target as usize / 2].0].scalar_muls += 1;
     }
-    let deltas = sums(muls, 2 * leaves.len(), committer);
+    let deltas = sums_by_generator(muls, 2 * leaves.len(), committer);
     // A suffix commitment moved when its delta is not the identity.
     let new_suffix: Vec<(Option<Element>, Option<Element>)> = par_map(leaves, |i, at| {
         let l = leaf(at);
@@ -268,7 +200,7 @@ fn commit_leaves<S: NodeStore + Send>(
     for m in &muls {
         counts[leaves[m.target as usize].0].scalar_muls += 1;
     }
-    let deltas = sums(muls, leaves.len(), committer);
+    let deltas = sums_by_generator(muls, leaves.len(), committer);
     let g0 = committer.scalar_mul(0, &Fr::one());
     let points: Vec<Element> = par_map(leaves, |i, at| {
         let l = leaf(at);
@@ -333,7 +265,7 @@ fn commit_internal<S: NodeStore + Send>(
         muls.extend(terms);
         moved.push(m);
     }
-    let deltas = sums(muls, level.len(), committer);
+    let deltas = sums_by_generator(muls, level.len(), committer);
     let points: Vec<Element> = par_map(level, |i, &(t, id)| {
         arenas[t].internal(id).commitment + deltas[i]
     });
@@ -361,6 +293,7 @@ fn commit_internal<S: NodeStore + Send>(
 mod tests {
     use super::*;
     use crate::keys::TreeKey;
+    use crate::tree::commit::MUL_WINDOW;
 
     /// A deterministic pseudo-random sequence (xorshift).
     struct Rng(u64);
@@ -450,23 +383,6 @@ mod tests {
         commit_many::<crate::store::MemoryStore>(&mut []);
     }
 
-    /// Generator order, stable within a generator, every term kept.
-    #[test]
-    fn by_generator_is_a_stable_counting_sort() {
-        let mut rng = Rng(11);
-        let muls: Vec<Term> = (0..5000)
-            .map(|t| Term::new(t, (rng.next() % 256) as usize, Fr::from(rng.next())))
-            .collect();
-        let sorted = by_generator(muls.clone());
-        let mut expected = muls;
-        expected.sort_by_key(|m| m.base);
-        let key = |m: &Term| (m.base, m.target, m.scalar);
-        assert_eq!(
-            sorted.iter().map(key).collect::<Vec<_>>(),
-            expected.iter().map(key).collect::<Vec<_>>()
-        );
-    }
-
     #[test]
     fn sums_match_commit_sparse() {
         let committer = Committer::eip6800();
@@ -484,13 +400,13 @@ mod tests {
         for m in &muls {
             expected[m.target as usize].push((usize::from(m.base), m.scalar));
         }
-        let got = sums(muls, targets, committer);
+        let got = sums_by_generator(muls, targets, committer);
         for (t, e) in expected.iter().enumerate() {
             assert_eq!(got[t], committer.commit_sparse(e), "target {t}");
         }
         assert!(got[9].is_identity());
         let few = vec![Term::new(1, 5, Fr::from(3u64))];
-        let got = sums(few, 2, committer);
+        let got = sums_by_generator(few, 2, committer);
         assert!(got[0].is_identity());
         assert_eq!(got[1], committer.commit_sparse(&[(5, Fr::from(3u64))]));
     }
