@@ -104,7 +104,8 @@ impl Term {
 /// One internal node's terms and the (entry position, new scalar) of its moved children.
 pub(super) type NodeTerms = (Vec<Term>, Vec<(usize, Fr)>);
 
-/// Terms per parallel task of [`sum_terms`].
+/// Targets × [`BY_TARGET_MAX_TERMS`] per parallel task of [`sum_terms`]'s target-by-target
+/// order.
 const TERM_CHUNK: usize = 512;
 /// [`sum_terms`] sums target by target while the targets average at most this many terms.
 const BY_TARGET_MAX_TERMS: usize = 4;
@@ -247,12 +248,7 @@ fn mul_chunk(muls: usize) -> usize {
 /// products grouped by target (a counting sort), then each target's group added in
 /// parallel. A sum not `started` yet takes its first product as it is (no addition to the
 /// identity).
-pub(super) fn add_products(
-    window: &[Term],
-    products: &[Element],
-    out: &mut [Element],
-    started: &mut [bool],
-) {
+fn add_products(window: &[Term], products: &[Element], out: &mut [Element], started: &mut [bool]) {
     let targets = out.len();
     let mut first = vec![0u32; targets + 1];
     for t in window {
