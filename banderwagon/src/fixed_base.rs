@@ -359,6 +359,74 @@ impl FixedBaseTable {
         })
     }
 
+    /// `out[i] = s_i·B_{index_i}` for the `i`-th `(index_i, s_i)` of `terms`, for as many
+    /// terms as both `terms` and `out` have. On processors with AVX-512 IFMA the products
+    /// run eight side by side (`lanes.rs`); the group elements are the same as
+    /// [`FixedBaseTable::mul`]'s, their projective coordinates may differ. Panics if an
+    /// index is out of range.
+    pub fn mul_many<'a>(
+        &self,
+        terms: impl IntoIterator<Item = (usize, &'a Fr)>,
+        out: &mut [Element],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(ifma) = crate::field::lanes() {
+            self.mul_lanes(ifma, terms, out);
+            return;
+        }
+        for (o, (index, scalar)) in out.iter_mut().zip(terms) {
+            *o = self.mul(index, scalar);
+        }
+    }
+
+    /// [`FixedBaseTable::mul_many`] on the 8-lane path.
+    #[cfg(target_arch = "x86_64")]
+    fn mul_lanes<'a>(
+        &self,
+        ifma: crate::field::ifma::Ifma,
+        terms: impl IntoIterator<Item = (usize, &'a Fr)>,
+        out: &mut [Element],
+    ) {
+        use crate::lanes::{products, LaneSteps, LANES};
+        self.assert_full_range();
+        let per_window = self.per_window();
+        let bases = self.num_bases();
+        let mut steps: [Vec<Option<(usize, bool)>>; LANES] = Default::default();
+        let mut digits = Vec::with_capacity(self.num_windows);
+        let mut terms = terms.into_iter();
+        for chunk in out.chunks_mut(LANES) {
+            let mut n = 0;
+            for slot in steps.iter_mut() {
+                slot.clear();
+                if n == chunk.len() {
+                    continue;
+                }
+                let Some((index, scalar)) = terms.next() else {
+                    continue;
+                };
+                assert!(index < bases, "base index {index} out of range");
+                signed_digits(scalar, self.window, self.num_windows, &mut digits);
+                let base_off = index * self.num_windows * per_window;
+                slot.extend(digits.iter().enumerate().map(|(j, &d)| {
+                    (d != 0).then(|| {
+                        (
+                            base_off + j * per_window + d.unsigned_abs() as usize - 1,
+                            d < 0,
+                        )
+                    })
+                }));
+                n += 1;
+            }
+            let views: [LaneSteps<'_>; LANES] = std::array::from_fn(|i| steps[i].as_slice());
+            if let Some(done) = chunk.get_mut(..n) {
+                products(ifma, &self.points, &views, done);
+            }
+            if n < chunk.len() {
+                break;
+            }
+        }
+    }
+
     /// `Σ scalars[i]·B_i` for `i < min(scalars.len(), num_bases())`; zero scalars cost nothing.
     pub fn msm(&self, scalars: &[Fr]) -> Element {
         let mut acc = Element(EdwardsProjective::ZERO);
@@ -494,6 +562,106 @@ mod tests {
         t.add_entries(adx, &mut a, &l.entries);
         t.add_entries(crate::field::Portable, &mut b, &l.entries);
         assert_eq!((a.0.x, a.0.y, a.0.t, a.0.z), (b.0.x, b.0.y, b.0.t, b.0.z));
+    }
+
+    /// Terms for the batch tests: every base with 0, ±1, ±2⁸, half the order, small and
+    /// random scalars of either sign, in a shuffled-looking order.
+    fn batch_terms(bases: usize, rng: &mut impl rand::Rng) -> Vec<(usize, Fr)> {
+        let half = Fr::from_bigint(Fr::MODULUS_MINUS_ONE_DIV_TWO).unwrap_or_default();
+        let mut scalars = vec![
+            Fr::zero(),
+            Fr::one(),
+            -Fr::one(),
+            Fr::from(256u64),
+            -Fr::from(256u64),
+            half,
+            half + Fr::one(),
+            Fr::from(u128::MAX),
+            -Fr::from(12345u64),
+        ];
+        scalars.extend((0..30).map(|_| Fr::rand(rng)));
+        scalars
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((i * 7) % bases, *s))
+            .collect()
+    }
+
+    /// Checks `out` against plain scalar multiplication, as group elements and through
+    /// further arithmetic (addition, doubling) on their extended coordinates.
+    fn check_batch(bases: &[Element], terms: &[(usize, Fr)], out: &[Element]) {
+        assert_eq!(out.len(), terms.len());
+        for ((i, s), got) in terms.iter().zip(out) {
+            let want = bases[*i] * *s;
+            assert_eq!(*got, want, "base {i}, scalar {s}");
+            assert_eq!(got.to_bytes(), want.to_bytes());
+            assert_eq!(*got + bases[0], want + bases[0]);
+            assert_eq!(*got + *got, want + want);
+            let mut acc = bases[1];
+            acc += *got;
+            assert_eq!(acc, bases[1] + want);
+        }
+    }
+
+    #[test]
+    fn many_products_match_scalar_mul() {
+        let mut rng = rand::thread_rng();
+        let bases: Vec<Element> = (0..5)
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        for w in [8u32, 13] {
+            let t = FixedBaseTable::new(&bases, w);
+            let terms = batch_terms(bases.len(), &mut rng);
+            // Lengths around the eight lanes.
+            for n in [0usize, 1, 7, 8, 9, 16, 17, terms.len()] {
+                let mut out = vec![Element::identity(); n];
+                t.mul_many(terms[..n].iter().map(|(i, s)| (*i, s)), &mut out);
+                check_batch(&bases, &terms[..n], &out);
+            }
+            // Fewer terms than outputs: the rest is left alone.
+            let marker = bases[4];
+            let mut out = vec![marker; 12];
+            t.mul_many(terms[..3].iter().map(|(i, s)| (*i, s)), &mut out);
+            check_batch(&bases, &terms[..3], &out[..3]);
+            assert!(out[3..].iter().all(|e| *e == marker));
+            // More terms than outputs: only the first ones.
+            let mut out = vec![marker; 5];
+            t.mul_many(terms.iter().map(|(i, s)| (*i, s)), &mut out);
+            check_batch(&bases, &terms[..5], &out);
+            let far = std::panic::catch_unwind(|| {
+                let one = Fr::one();
+                t.mul_many([(0, &one), (5, &one)], &mut [Element::identity(); 2]);
+            });
+            assert!(far.is_err(), "base index 5 of 5 must panic");
+        }
+    }
+
+    /// The 8-lane path itself (whatever the process-wide choice), when the processor has it.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn lanes_match_scalar_mul() {
+        let Some(ifma) = crate::field::ifma::Ifma::detect() else {
+            eprintln!("no AVX-512 IFMA on this processor: the 8-lane path is not tested");
+            return;
+        };
+        let mut rng = rand::thread_rng();
+        let bases: Vec<Element> = (0..5)
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        for w in [8u32, 9, 13] {
+            let t = FixedBaseTable::new(&bases, w);
+            let terms = batch_terms(bases.len(), &mut rng);
+            let mut out = vec![Element::identity(); terms.len()];
+            t.mul_lanes(ifma, terms.iter().map(|(i, s)| (*i, s)), &mut out);
+            check_batch(&bases, &terms, &out);
+            // All eight lanes on one base, with zero digits in different windows.
+            let same: Vec<(usize, Fr)> = (0..8u64)
+                .map(|k| (3, Fr::from(1u64 << (8 * k)) + Fr::from(k)))
+                .collect();
+            let mut out = vec![Element::identity(); 8];
+            t.mul_lanes(ifma, same.iter().map(|(i, s)| (*i, s)), &mut out);
+            check_batch(&bases, &same, &out);
+        }
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! assert_eq!(Element::from_bytes(&bytes).unwrap(), g);
 //! let _scalar: Fr = g.map_to_scalar_field();
 //! ```
-// Only `field::adx` (run-time detected assembly) opts out, with a safety argument.
+// Only `field::adx`, `field::ifma` and `lanes` (run-time detected assembly and AVX-512)
+// opt out, each with a safety argument.
 #![deny(unsafe_code)]
 
 mod element;
@@ -20,6 +21,8 @@ mod field;
 mod fixed_base;
 mod fixed_base_msm;
 mod inverse;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod legendre;
 mod msm;
 mod prepared;
@@ -27,7 +30,7 @@ mod scalar;
 mod sqrt;
 
 pub use element::{DecodeError, Element};
-pub use field::{field_uses_adx, use_portable_field};
+pub use field::{field_uses_adx, field_uses_lanes, use_portable_field};
 pub use fixed_base::{FixedBaseTable, Lookups};
 pub use fixed_base_msm::FixedBaseMsm;
 pub use inverse::{fq_inverse, fr_inverse};

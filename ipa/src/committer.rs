@@ -116,6 +116,37 @@ impl Committer {
         }
     }
 
+    /// `out[i] = value_i·G_{index_i}` for the `i`-th `(index_i, value_i)` of `terms`, for
+    /// as many terms as both `terms` and `out` have: [`Committer::scalar_mul`] in batches,
+    /// eight side by side on processors with AVX-512 IFMA. Indices must be below the width.
+    pub fn scalar_mul_many<'a>(
+        &self,
+        terms: impl IntoIterator<Item = (usize, &'a Fr)>,
+        out: &mut [Element],
+    ) {
+        // Runs of consecutive terms on the same table (the generators of the wide-window
+        // table first in generator order).
+        let mut terms = terms.into_iter().peekable();
+        let mut done = 0;
+        while done < out.len() {
+            let Some(&(first, _)) = terms.peek() else {
+                break;
+            };
+            let fast = first < FAST_BASES;
+            let run = std::iter::from_fn(|| terms.next_if(|(i, _)| (*i < FAST_BASES) == fast));
+            let rest = &mut out[done..];
+            let before = done;
+            let mut counted = 0;
+            let run = run.inspect(|_| counted += 1);
+            if fast {
+                self.fast.mul_many(run, rest);
+            } else {
+                self.all.mul_many(run, rest);
+            }
+            done = before + counted.min(rest.len());
+        }
+    }
+
     /// `value·Q`.
     pub fn scalar_mul_q(&self, value: &Fr) -> Element {
         self.all.mul(self.width, value)

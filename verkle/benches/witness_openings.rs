@@ -71,7 +71,7 @@ fn verify_openings(c: &mut Criterion) {
             std::env::var("FVERKLE_BENCH_MAX_OPENINGS")
                 .ok()
                 .and_then(|v| v.parse::<usize>().ok())
-                .map_or(true, |max| *n <= max)
+                .is_none_or(|max| *n <= max)
         })
         .collect();
     let mut tree = Tree::new();

@@ -327,7 +327,7 @@ fn list_count(
     }
     let got = read_u32(buf, range.start, range.end, field)?;
     let first = got as usize;
-    if first == 0 || first % 4 != 0 || first > len {
+    if first == 0 || !first.is_multiple_of(4) || first > len {
         return Err(SszError::BadListOffset {
             field,
             at: range.start,
@@ -396,7 +396,7 @@ fn fixed_list(
     field: SszField,
 ) -> Result<(), SszError> {
     let len = range.end.saturating_sub(range.start);
-    if len % elem != 0 {
+    if !len.is_multiple_of(elem) {
         return Err(SszError::NotMultiple {
             field,
             at: range.start,

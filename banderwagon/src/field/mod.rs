@@ -19,6 +19,8 @@ use crate::Fq;
 mod adx;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use adx::Adx;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ifma;
 
 /// Montgomery multiplication and squaring in `Fq`, bit-identical to arkworks'.
 pub(crate) trait FieldMul: Copy {
@@ -63,6 +65,56 @@ static CHOICE: AtomicU8 = AtomicU8::new(UNDECIDED);
 /// this exists for tests and A/B measurements.
 pub fn use_portable_field(force: bool) {
     CHOICE.store(if force { PORTABLE } else { detect() }, Ordering::Relaxed);
+    LANES.store(if force { OFF } else { detect_lanes() }, Ordering::Relaxed);
+}
+
+/// Whether batches of fixed-base products currently run eight at a time (AVX-512 IFMA).
+pub fn field_uses_lanes() -> bool {
+    lanes().is_some()
+}
+
+const OFF: u8 = 1;
+const ON: u8 = 2;
+
+/// Whether the 8-lane path is used: [`UNDECIDED`], [`OFF`] or [`ON`].
+static LANES: AtomicU8 = AtomicU8::new(UNDECIDED);
+
+fn detect_lanes() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if ifma::Ifma::detect().is_some() {
+        return ON;
+    }
+    OFF
+}
+
+/// The 8-lane backend, unless the processor lacks AVX-512 IFMA or the portable path is
+/// forced (`FVERKLE_PORTABLE_FIELD`, [`use_portable_field`]) or `FVERKLE_NO_LANES` is set
+/// (to anything but `0`; for A/B measurements).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn lanes() -> Option<ifma::Ifma> {
+    let mut choice = LANES.load(Ordering::Relaxed);
+    if choice == UNDECIDED {
+        let off = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+        choice = if off("FVERKLE_PORTABLE_FIELD") || off("FVERKLE_NO_LANES") {
+            OFF
+        } else {
+            detect_lanes()
+        };
+        LANES.store(choice, Ordering::Relaxed);
+    }
+    if choice == ON {
+        ifma::Ifma::detect()
+    } else {
+        None
+    }
+}
+
+/// No 8-lane backend off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub(crate) fn lanes() -> Option<std::convert::Infallible> {
+    None
 }
 
 /// Whether hot loops currently use the assembly (BMI2/ADX) multiplication.
@@ -207,11 +259,15 @@ pub(crate) mod tests {
     fn forcing_the_portable_path() {
         let _ = backend();
         let saved = CHOICE.load(Ordering::Relaxed);
+        let saved_lanes = LANES.load(Ordering::Relaxed);
         use_portable_field(true);
         assert!(!field_uses_adx());
+        assert!(!field_uses_lanes());
         use_portable_field(false);
         assert_eq!(field_uses_adx(), detect() == ADX);
+        assert_eq!(field_uses_lanes(), detect_lanes() == ON);
         CHOICE.store(saved, Ordering::Relaxed);
+        LANES.store(saved_lanes, Ordering::Relaxed);
     }
 }
 

@@ -16,7 +16,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn block(n: u8) -> Vec<(TreeKey, Option<[u8; 32]>)> {
     (0..24u8)
-        .filter(|s| (s + n) % 3 != 0)
+        .filter(|s| !(s + n).is_multiple_of(3))
         .map(|s| {
             let v = (s % 5 != n % 5).then_some([s ^ n; 32]);
             (key(stem_from(s), n % 4), v)

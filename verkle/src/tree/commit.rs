@@ -207,11 +207,18 @@ pub(super) fn sums_by_generator(
     let mut started = vec![false; targets];
     let mut products: Vec<Element> = Vec::new();
     for window in muls.chunks(MUL_WINDOW) {
+        // Tasks of `chunk` products, each batch computed by `scalar_mul_many` (eight side
+        // by side where the processor allows).
+        let chunk = mul_chunk(window.len());
+        products.clear();
+        products.resize(window.len(), Element::identity());
         window
-            .par_iter()
-            .with_min_len(mul_chunk(window.len()))
-            .map(mul)
-            .collect_into_vec(&mut products);
+            .par_chunks(chunk)
+            .zip(products.par_chunks_mut(chunk))
+            .for_each(|(terms, out)| {
+                committer
+                    .scalar_mul_many(terms.iter().map(|m| (usize::from(m.base), &m.scalar)), out)
+            });
         add_products(window, &products, &mut out, &mut started);
     }
     out

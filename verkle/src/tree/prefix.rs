@@ -330,7 +330,7 @@ mod tests {
                 v[..8].copy_from_slice(&r.to_le_bytes());
                 v[20] = (r >> 8) as u8;
                 // About one write in five deletes.
-                (k, (r % 5 != 0).then_some(v))
+                (k, (!r.is_multiple_of(5)).then_some(v))
             })
             .collect()
     }
