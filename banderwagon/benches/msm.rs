@@ -42,6 +42,35 @@ fn bench_msm(c: &mut Criterion) {
     c.bench_function("fixed-base mul 1 (8-bit window table)", |b| {
         b.iter(|| per_base.mul(1, black_box(&scalars[0])))
     });
+    // 64 products on one base (as a commit orders them), one at a time and in batches
+    // (`mul_many`: eight side by side where the processor has AVX-512 IFMA).
+    let batch: Vec<(usize, Fr)> = scalars[..64].iter().map(|s| (1, *s)).collect();
+    c.bench_function(
+        "fixed-base mul 64, one at a time (8-bit window table)",
+        |b| {
+            b.iter(|| {
+                batch
+                    .iter()
+                    .map(|(i, s)| per_base.mul(*i, black_box(s)))
+                    .sum::<Element>()
+            })
+        },
+    );
+    let lanes = if banderwagon::field_uses_lanes() {
+        "8 lanes"
+    } else {
+        "no AVX-512 IFMA: one at a time"
+    };
+    c.bench_function(
+        &format!("fixed-base mul 64, mul_many ({lanes}; 8-bit window table)"),
+        |b| {
+            let mut out = vec![Element::identity(); batch.len()];
+            b.iter(|| {
+                per_base.mul_many(batch.iter().map(|(i, s)| (*i, black_box(s))), &mut out);
+                out.iter().copied().sum::<Element>()
+            })
+        },
+    );
     c.bench_function("variable-base msm 16 (Straus)", |b| {
         b.iter(|| vartime_straus(black_box(&bases[..16]), black_box(&scalars[..16])))
     });

@@ -123,14 +123,12 @@ fn run(points: &[PreparedPoint], steps: &[LaneSteps<'_>; LANES], out: &mut [Elem
         let (mut keep, mut negative) = (0u8, 0u8);
         let entries: [&PreparedPoint; LANES] =
             std::array::from_fn(|lane| match steps[lane].get(j).copied().flatten() {
-                Some((pos, neg)) => match points.get(pos) {
-                    Some(p) => {
-                        keep |= 1 << lane;
-                        negative |= u8::from(neg) << lane;
-                        p
-                    }
-                    None => filler,
-                },
+                Some((pos, neg)) => {
+                    keep |= 1 << lane;
+                    negative |= u8::from(neg) << lane;
+                    // Positions come from the table layout (see `products`).
+                    &points[pos]
+                }
                 None => filler,
             });
         if keep == 0 {
@@ -153,8 +151,8 @@ fn run(points: &[PreparedPoint], steps: &[LaneSteps<'_>; LANES], out: &mut [Elem
 }
 
 /// Sums of table entries for up to eight lanes: `out[lane] = Σ_j ±points[steps[lane][j]]`
-/// (the identity for a lane without steps). Positions outside `points` are skipped;
-/// callers derive them from the table layout.
+/// (the identity for a lane without steps). Callers derive the positions from the table
+/// layout; a position outside `points` panics, as in [`crate::FixedBaseTable::mul`].
 pub(crate) fn products(
     _proof: Ifma,
     points: &[PreparedPoint],
