@@ -265,26 +265,15 @@ pub(crate) fn div16(a: &F8) -> F8 {
         }
     }
     let t = normalize(t).0;
-    let m = splat(15);
-    F8([
-        _mm512_or_si512(
-            _mm512_srli_epi64::<4>(t[0]),
-            _mm512_slli_epi64::<48>(_mm512_and_si512(t[1], m)),
-        ),
-        _mm512_or_si512(
-            _mm512_srli_epi64::<4>(t[1]),
-            _mm512_slli_epi64::<48>(_mm512_and_si512(t[2], m)),
-        ),
-        _mm512_or_si512(
-            _mm512_srli_epi64::<4>(t[2]),
-            _mm512_slli_epi64::<48>(_mm512_and_si512(t[3], m)),
-        ),
-        _mm512_or_si512(
-            _mm512_srli_epi64::<4>(t[3]),
-            _mm512_slli_epi64::<48>(_mm512_and_si512(t[4], m)),
-        ),
-        _mm512_srli_epi64::<4>(t[4]),
-    ])
+    let low4 = splat(15);
+    // Shifts right by 4 across the limbs: limb j takes the next limb's low 4 bits on top.
+    F8(std::array::from_fn(|j| {
+        let high = match t.get(j + 1) {
+            Some(next) => _mm512_slli_epi64::<48>(_mm512_and_si512(*next, low4)),
+            None => _mm512_setzero_si512(),
+        };
+        _mm512_or_si512(_mm512_srli_epi64::<4>(t[j]), high)
+    }))
 }
 
 /// `a·b·2⁻²⁶⁰ mod p`, below `2p` when the bounds of `a` and `b` multiply to at most `35p²`
@@ -345,7 +334,7 @@ mod tests {
         let got = unload(&reduce(&mul(&x, &y)).to_words());
         let sum = unload(&reduce(&add(&x, &y)).to_words());
         let diff = unload(&reduce(&sub(&x, &y, &P)).to_words());
-        let quarter = unload(&reduce(&div16(&x)).to_words());
+        let sixteenth = unload(&reduce(&div16(&x)).to_words());
         let five = mul(&times5(&x), &y);
         let five = unload(&reduce(&five).to_words());
         for lane in 0..8 {
@@ -353,7 +342,7 @@ mod tests {
             assert_eq!(got[lane], u * v * inv16, "{u} * {v}");
             assert_eq!(sum[lane], u + v, "{u} + {v}");
             assert_eq!(diff[lane], u - v, "{u} - {v}");
-            assert_eq!(quarter[lane], u * inv16, "{u} / 16");
+            assert_eq!(sixteenth[lane], u * inv16, "{u} / 16");
             assert_eq!(five[lane], u * v * Fq::from(5u64) * inv16, "5 {u} {v}");
         }
     }
@@ -365,6 +354,13 @@ mod tests {
         // Largest representatives: p − 1 + 3p and p − 1 + 7p... as sums of reduced values.
         let big4 = add(&add(&x, &F8::constant(&P2)), &F8::constant(&P));
         let big8 = add(&big4, &F8::constant(&P4));
+        // An input between p and 2p (a lazily reduced value) divides by 16 as well.
+        let inv16 = Fq::from(16u64).inverse().unwrap_or_default();
+        let lazy = add(&x, &F8::constant(&P));
+        let d = unload(&reduce(&div16(&lazy)).to_words());
+        for lane in 0..8 {
+            assert_eq!(d[lane], a[lane] * inv16, "({} + p) / 16", a[lane]);
+        }
         let r = mul(&big4, &big8);
         let w = r.to_words();
         let p = <Fq as PrimeField>::MODULUS.0;
@@ -386,7 +382,6 @@ mod tests {
             } else {
                 got
             };
-            let inv16 = Fq::from(16u64).inverse().unwrap_or_default();
             assert_eq!(got, a[lane] * a[lane] * inv16);
         }
     }
