@@ -417,6 +417,9 @@ impl FixedBaseTable {
                 }));
                 n += 1;
             }
+            if n == 0 {
+                break;
+            }
             let views: [LaneSteps<'_>; LANES] = std::array::from_fn(|i| steps[i].as_slice());
             if let Some(done) = chunk.get_mut(..n) {
                 products(ifma, &self.points, &views, done);

@@ -133,17 +133,17 @@ impl Committer {
                 break;
             };
             let fast = first < FAST_BASES;
-            let run = std::iter::from_fn(|| terms.next_if(|(i, _)| (*i < FAST_BASES) == fast));
+            // `mul_many` takes a term only when it has an output left for it.
+            let mut taken = 0;
+            let run = std::iter::from_fn(|| terms.next_if(|(i, _)| (*i < FAST_BASES) == fast))
+                .inspect(|_| taken += 1);
             let rest = &mut out[done..];
-            let before = done;
-            let mut counted = 0;
-            let run = run.inspect(|_| counted += 1);
             if fast {
                 self.fast.mul_many(run, rest);
             } else {
                 self.all.mul_many(run, rest);
             }
-            done = before + counted.min(rest.len());
+            done += taken;
         }
     }
 
