@@ -374,6 +374,11 @@ impl FixedBaseTable {
             self.mul_lanes(ifma, terms, out);
             return;
         }
+        self.mul_each(terms, out);
+    }
+
+    /// [`FixedBaseTable::mul_many`] one product at a time.
+    fn mul_each<'a>(&self, terms: impl IntoIterator<Item = (usize, &'a Fr)>, out: &mut [Element]) {
         for (o, (index, scalar)) in out.iter_mut().zip(terms) {
             *o = self.mul(index, scalar);
         }
@@ -636,6 +641,14 @@ mod tests {
                 t.mul_many([(0, &one), (5, &one)], &mut [Element::identity(); 2]);
             });
             assert!(far.is_err(), "base index 5 of 5 must panic");
+            // The one-at-a-time path (processors without AVX-512 IFMA), whatever this
+            // processor has.
+            let mut out = vec![Element::identity(); terms.len()];
+            t.mul_each(terms.iter().map(|(i, s)| (*i, s)), &mut out);
+            check_batch(&bases, &terms, &out);
+            let mut out = vec![marker; 4];
+            t.mul_each(terms.iter().map(|(i, s)| (*i, s)), &mut out);
+            check_batch(&bases, &terms[..4], &out);
         }
     }
 
