@@ -225,6 +225,16 @@ impl FixedBaseTable {
         1usize << (self.window - 1)
     }
 
+    /// The table position and sign of the non-zero signed digit `d` of window `j`, for the
+    /// base whose rows start at `base_off` (`per_window` entries per window).
+    #[inline]
+    fn entry(base_off: usize, per_window: usize, j: usize, d: i32) -> (usize, bool) {
+        (
+            base_off + j * per_window + d.unsigned_abs() as usize - 1,
+            d < 0,
+        )
+    }
+
     /// Bytes held by the tables.
     pub fn memory_bytes(&self) -> usize {
         self.points.len() * std::mem::size_of::<PreparedPoint>()
@@ -258,12 +268,7 @@ impl FixedBaseTable {
             .iter()
             .enumerate()
             .filter(|(_, d)| **d != 0)
-            .map(move |(j, &d)| {
-                (
-                    base_off + j * per_window + d.unsigned_abs() as usize - 1,
-                    d < 0,
-                )
-            });
+            .map(move |(j, &d)| Self::entry(base_off, per_window, j, d));
         let mut fold = 0u64;
         for (pos, _) in positions.clone() {
             let p = &self.points[pos];
@@ -315,9 +320,8 @@ impl FixedBaseTable {
             if d == 0 {
                 continue;
             }
-            let k = d.unsigned_abs() as usize - 1;
-            out.entries
-                .push(((base_off + j * per_window + k) as u32, d < 0));
+            let (pos, negative) = Self::entry(base_off, per_window, j, d);
+            out.entries.push((pos as u32, negative));
         }
     }
 
@@ -412,14 +416,12 @@ impl FixedBaseTable {
                 assert!(index < bases, "base index {index} out of range");
                 signed_digits(scalar, self.window, self.num_windows, &mut digits);
                 let base_off = index * self.num_windows * per_window;
-                slot.extend(digits.iter().enumerate().map(|(j, &d)| {
-                    (d != 0).then(|| {
-                        (
-                            base_off + j * per_window + d.unsigned_abs() as usize - 1,
-                            d < 0,
-                        )
-                    })
-                }));
+                slot.extend(
+                    digits
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &d)| (d != 0).then(|| Self::entry(base_off, per_window, j, d))),
+                );
                 n += 1;
             }
             if n == 0 {
