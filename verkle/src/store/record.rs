@@ -247,6 +247,15 @@ fn affine_points(points: &[Element]) -> Vec<[u8; POINT_LEN]> {
         .collect()
 }
 
+/// A leaf's value count and `suffix ‖ value` entries.
+fn push_values(out: &mut Vec<u8>, values: &[(u8, Value)]) {
+    out.extend_from_slice(&(values.len() as u16).to_le_bytes());
+    for (s, v) in values {
+        out.push(*s);
+        out.extend_from_slice(v);
+    }
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     offset: usize,
@@ -393,11 +402,7 @@ impl StoredNode {
                         out.extend_from_slice(&fr_to_le_bytes(m));
                     }
                 }
-                out.extend_from_slice(&(l.values.len() as u16).to_le_bytes());
-                for (s, v) in &l.values {
-                    out.push(*s);
-                    out.extend_from_slice(v);
-                }
+                push_values(&mut out, &l.values);
                 out
             }
         }
@@ -542,11 +547,7 @@ mod tests {
             out.extend_from_slice(p);
             out.extend_from_slice(&fr_to_le_bytes(m));
         }
-        out.extend_from_slice(&(l.values.len() as u16).to_le_bytes());
-        for (s, v) in &l.values {
-            out.push(*s);
-            out.extend_from_slice(v);
-        }
+        push_values(&mut out, &l.values);
         out
     }
 

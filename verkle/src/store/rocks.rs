@@ -248,11 +248,18 @@ impl RocksStore {
             db_options.set_env(&env);
         }
         // An existing database keeps its layout: with `top` if it was created with it. A
-        // directory that holds no database yet (listing fails) gets the split layout; if the
-        // listing failed for another reason, the open below reports it.
+        // directory that holds no database yet (no `CURRENT` file) gets the split layout. A
+        // database whose column families cannot be listed is not opened: guessing its layout
+        // wrong would hide its top nodes.
         let split = match DB::list_cf(&db_options, &dir) {
             Ok(names) => names.iter().any(|n| n == CF_TOP),
-            Err(_) => true,
+            Err(_) if !dir.join("CURRENT").exists() => true,
+            Err(source) => {
+                return Err(RocksError::Open {
+                    dir: dir.clone(),
+                    source,
+                })
+            }
         };
         let mut cfs = vec![
             ColumnFamilyDescriptor::new(CF_NODES, cf_options(true)),
@@ -738,6 +745,26 @@ mod tests {
         drop(s);
         let names = DB::list_cf(&Options::default(), &dir).unwrap();
         assert!(!names.iter().any(|n| n == CF_TOP), "{names:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unreadable_database_is_not_opened() {
+        // A `CURRENT` file naming no manifest: the column families cannot be listed, and
+        // the store must not guess a layout (or create a database over it).
+        let dir = temp_dir("current");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("CURRENT"), b"MANIFEST-000099\n").unwrap();
+        match RocksStore::open(&dir) {
+            Err(e @ RocksError::Open { .. }) => {
+                assert!(e.to_string().contains(&dir.display().to_string()), "{e}")
+            }
+            other => panic!("expected an open error, got {other:?}"),
+        }
+        assert_eq!(
+            std::fs::read(dir.join("CURRENT")).unwrap(),
+            b"MANIFEST-000099\n"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
