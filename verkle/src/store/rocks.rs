@@ -344,36 +344,28 @@ impl RocksStore {
         keys: impl IntoIterator<Item = &'k [u8]>,
     ) -> Vec<Result<Option<Vec<u8>>, RocksError>> {
         let keys: Vec<&[u8]> = keys.into_iter().collect();
-        let top = keys
-            .iter()
-            .filter(|k| self.node_column(k) == CF_TOP)
-            .count();
-        if top == 0 {
-            return self.get_column(CF_NODES, &keys);
-        }
-        if top == keys.len() {
-            return self.get_column(CF_TOP, &keys);
-        }
-        // Both columns: read each one's keys, then put the results back in key order.
-        type Keyed<'a> = Vec<(usize, &'a [u8])>;
-        let (upper, lower): (Keyed, Keyed) = keys
-            .iter()
-            .copied()
-            .enumerate()
-            .partition(|(_, k)| self.node_column(k) == CF_TOP);
-        let mut out: Vec<Option<Result<Option<Vec<u8>>, RocksError>>> =
-            (0..keys.len()).map(|_| None).collect();
-        for (column, part) in [(CF_TOP, upper), (CF_NODES, lower)] {
-            let ks: Vec<&[u8]> = part.iter().map(|(_, k)| *k).collect();
-            for ((i, _), r) in part.iter().zip(self.get_column(column, &ks)) {
-                if let Some(slot) = out.get_mut(*i) {
-                    *slot = Some(r);
-                }
+        let in_top: Vec<bool> = keys.iter().map(|k| self.node_column(k) == CF_TOP).collect();
+        let (mut upper, mut lower): (Vec<&[u8]>, Vec<&[u8]>) = (Vec::new(), Vec::new());
+        for (k, t) in keys.iter().zip(&in_top) {
+            if *t {
+                upper.push(k)
+            } else {
+                lower.push(k)
             }
         }
-        out.into_iter()
-            .zip(keys)
-            .map(|(r, k)| r.unwrap_or_else(|| self.get_node(k)))
+        if upper.is_empty() {
+            return self.get_column(CF_NODES, &lower);
+        }
+        if lower.is_empty() {
+            return self.get_column(CF_TOP, &upper);
+        }
+        // Both columns: read each one's keys, then interleave the results back into key
+        // order (each column's results are in its keys' order, one per key).
+        let mut upper = self.get_column(CF_TOP, &upper).into_iter();
+        let mut lower = self.get_column(CF_NODES, &lower).into_iter();
+        in_top
+            .iter()
+            .filter_map(|t| if *t { upper.next() } else { lower.next() })
             .collect()
     }
 
