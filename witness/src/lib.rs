@@ -57,12 +57,15 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod bind;
 mod canonical;
 mod error;
 mod execution_witness;
 mod field;
 pub mod fractional;
 pub mod fuzz;
+#[doc(hidden)]
+pub mod hostile;
 mod json;
 mod multiproof;
 mod owned;
@@ -72,6 +75,7 @@ mod ssz;
 mod verify;
 mod view;
 
+pub use bind::{prove_bound, BindError};
 pub use canonical::check_canonical;
 pub use error::{CanonicalError, JsonError, SszError, SszField, WitnessError};
 pub use execution_witness::ExecutionWitness;
@@ -83,8 +87,8 @@ pub use owned::{
 };
 pub use post_state::PostStateError;
 pub use verify::{
-    verify, ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode, ProvenStem,
-    VerifiedWitness, VerifyError,
+    decompressed_points, verify, ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode,
+    ProvenStem, VerifiedWitness, VerifyError,
 };
 pub use view::{
     ChunkIter, ChunkList, IpaProof, Points, StateDiff, StateDiffIter, StemStateDiff, Stems,

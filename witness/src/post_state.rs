@@ -74,6 +74,10 @@ impl VerifiedWitness {
     /// It equals the block's post-state root exactly when the witness lists every write
     /// of the block; a write missing from the witness (a client that wrote leaves without
     /// listing them) shows up as a different root.
+    ///
+    /// A write to a key whose absence is unbound ([`unbound_writes`](Self::unbound_writes)
+    /// is not zero) places a new leaf where the proof says the slot is empty; the root is
+    /// then the canonical one only if the prover told the truth about that absence.
     pub fn post_state_root(&self) -> Result<[u8; 32], PostStateError> {
         Ok(post_state_commitment(self)?.to_bytes())
     }
@@ -501,6 +505,7 @@ mod tests {
             leaf_stem: None,
             commitment: identity,
             field: Fr::zero(),
+            proven_internal: true,
         }];
         let mut stems: Vec<ProvenStem> = Vec::new();
         let mut keys = Vec::new();
@@ -512,6 +517,7 @@ mod tests {
                     depth: 1,
                     status: ExtensionStatus::AbsentEmpty,
                     leaf_stem: None,
+                    bound: true,
                 });
                 let path = NodePath::new(&stem[..1]).unwrap();
                 if nodes.iter().all(|n| n.path != path) {
@@ -521,6 +527,7 @@ mod tests {
                         leaf_stem: None,
                         commitment: identity,
                         field: Fr::zero(),
+                        proven_internal: false,
                     });
                 }
             }
@@ -530,6 +537,7 @@ mod tests {
                 suffix: key[31],
                 current_value: None,
                 new_value: Some(*value),
+                bound: true,
             });
         }
         nodes.sort_by_key(|n| n.path);

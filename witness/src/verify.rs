@@ -21,6 +21,7 @@
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_from_le_bytes_canonical, DecodeError, Element, Fr};
@@ -192,6 +193,10 @@ pub struct ProvenNode {
     pub commitment: Element,
     /// `map_to_scalar_field(commitment)`: the value its parent commits to (0 when empty).
     pub field: Fr,
+    /// For an internal node: whether the witness proves it internal — the root, or a node
+    /// opened at an index `z ≥ 4` to a non-zero value or at `z = 0` to a value other than 1,
+    /// which no leaf's polynomial takes. Always `false` for other kinds.
+    pub proven_internal: bool,
 }
 
 /// A stem of the state diff as the proof places it.
@@ -206,6 +211,14 @@ pub struct ProvenStem {
     /// The stem of the leaf at `stem[..depth]`: the stem itself when present, the other
     /// stem when absent-other, `None` when absent-empty.
     pub leaf_stem: Option<[u8; STEM_LEN]>,
+    /// Whether what the proof says of this stem is bound to the tree behind the root.
+    /// Present and absent-other stems always are (their leaf's marker and stem are
+    /// opened). An absent-empty stem is bound when every internal node on its path below
+    /// the root is [proven internal](ProvenNode::proven_internal); otherwise a leaf could
+    /// be posing as one of them and the stem may exist (`spec/WIRE.md`, "What a verified
+    /// witness proves"). The EIP-6800 format cannot rule this out, so it is reported, not
+    /// rejected.
+    pub bound: bool,
 }
 
 impl ProvenStem {
@@ -232,6 +245,9 @@ pub struct ProvenKey {
     /// The value the witness says the block writes (`None`: not written). Not covered by
     /// the proof; [`VerifiedWitness::post_state_root`] turns these into a root to compare.
     pub new_value: Option<[u8; 32]>,
+    /// Whether the proven pre-state of this key is bound ([`ProvenStem::bound`] of its
+    /// stem): `false` only for a key proven absent through an unbound absence.
+    pub bound: bool,
 }
 
 impl ProvenKey {
@@ -297,6 +313,28 @@ impl VerifiedWitness {
     /// Number of openings `(commitment, z, y)` the multiproof was checked against.
     pub fn opening_count(&self) -> usize {
         self.openings
+    }
+
+    /// Number of keys proven absent through an unbound absence ([`ProvenKey::bound`]):
+    /// keys the witness says are absent while a hostile prover could be hiding them. Zero
+    /// for every witness whose absences are all bound.
+    pub fn unbound_absences(&self) -> usize {
+        self.keys.iter().filter(|k| !k.bound).count()
+    }
+
+    /// Number of stems whose absence is unbound ([`ProvenStem::bound`]).
+    pub fn unbound_stems(&self) -> usize {
+        self.stems.iter().filter(|s| !s.bound).count()
+    }
+
+    /// Number of written keys (a `new_value`) proven absent through an unbound absence.
+    /// When it is not zero, [`post_state_root`](Self::post_state_root) is the canonical
+    /// post-state root only if the prover was honest about those absences.
+    pub fn unbound_writes(&self) -> usize {
+        self.keys
+            .iter()
+            .filter(|k| !k.bound && k.new_value.is_some())
+            .count()
     }
 }
 
@@ -396,6 +434,21 @@ pub enum VerifyError {
     /// `ipa_proof.final_evaluation` is not a canonical scalar (it is ≥ r).
     #[error("ipa_proof.final_evaluation is not a canonical scalar (>= r)")]
     BadScalar,
+    /// `commitments_by_path[index]` stands for an internal node or a leaf but is the
+    /// identity. No internal node or leaf of a tree has the identity as its commitment (only
+    /// an empty suffix tree does), so the witness describes no real tree: an identity
+    /// "internal node" opens to 0 everywhere and would make any absence below it provable.
+    #[error(
+        "commitments_by_path[{index}] is the identity, but it stands for {kind} at path {path}"
+    )]
+    IdentityCommitment {
+        /// Index into `commitments_by_path`.
+        index: usize,
+        /// The node's path.
+        path: NodePath,
+        /// What the shape says the node is (internal node or leaf).
+        kind: NodeKind,
+    },
     /// The multiproof could not be decoded for another reason.
     #[error("multiproof encoding: {0}")]
     BadProof(ProofDecodeError),
@@ -460,19 +513,17 @@ pub fn verify(
     }
     let proof = witness.verkle_proof();
     let commitments = proof.commitments_by_path();
-    // The shape and the openings' plan are serial work and decoding is parallel: one core
-    // rebuilds the shape and plans the openings while the other starts decoding. A shape
-    // error still wins over a decoding error.
-    let (shape, decoded) = join(
-        || {
-            rebuild_shape(state_diff, &proof).map(|(stems, shape)| {
-                let plan = plan_openings(&shape.nodes, state_diff);
-                (stems, shape, plan)
-            })
-        },
+    // Cheap structural checks come before any point work: the shape (one map entry per
+    // proven node, bounded by the commitment count), the commitment count, and the rule
+    // that no internal node or leaf is the identity all read bytes only, so a witness with
+    // millions of well-formed points but the wrong shape is refused without decompressing
+    // one. Then the openings' plan (serial) runs beside the decoding (parallel).
+    let (mut stems, shape) = rebuild_shape(state_diff, &proof)?;
+    shape.check_identities(commitments)?;
+    let (plan, decoded) = join(
+        || plan_openings(&shape.nodes, state_diff),
         || decode_points(pre_state_root, commitments, &proof),
     );
-    let (mut stems, shape, plan) = shape?;
     let DecodedPoints {
         elements,
         fields,
@@ -497,29 +548,86 @@ pub fn verify(
                 &encoded,
                 &openings,
             )
-            .then_some(openings.len())
+            .then_some(openings)
         },
         || shape.into_nodes(tree_elements, tree_fields),
     );
     let openings = proven.ok_or(VerifyError::ProofRejected)?;
+    let mut nodes = nodes;
+    mark_proven_internal(&mut nodes, &openings);
 
-    for s in stems
-        .iter_mut()
-        .filter(|s| s.status == ExtensionStatus::AbsentOther)
-    {
-        let path = s.path();
-        s.leaf_stem = nodes
-            .binary_search_by(|n| n.path.cmp(&path))
-            .ok()
-            .and_then(|i| nodes.get(i))
-            .and_then(|n| n.leaf_stem);
+    for s in stems.iter_mut() {
+        match s.status {
+            ExtensionStatus::AbsentOther => {
+                let path = s.path();
+                s.leaf_stem = find_node(&nodes, &path).and_then(|n| n.leaf_stem);
+            }
+            ExtensionStatus::AbsentEmpty => s.bound = absence_is_bound(&nodes, s),
+            ExtensionStatus::Present => {}
+        }
+    }
+    let mut keys = proven_keys(state_diff);
+    for k in keys.iter_mut() {
+        k.bound = stems.get(k.stem_index).is_none_or(|s| s.bound);
     }
     Ok(VerifiedWitness {
         pre_state_root: *pre_state_root,
         nodes,
         stems,
-        keys: proven_keys(state_diff),
-        openings,
+        keys,
+        openings: openings.len(),
+    })
+}
+
+/// The node at `path` in a path-ordered node list.
+fn find_node<'a>(nodes: &'a [ProvenNode], path: &NodePath) -> Option<&'a ProvenNode> {
+    nodes
+        .binary_search_by(|n| n.path.cmp(path))
+        .ok()
+        .and_then(|i| nodes.get(i))
+}
+
+/// Sets [`ProvenNode::proven_internal`] on every internal node that the openings prove
+/// internal: opened at an index `z ≥ 4` to a non-zero value, or at `z = 0` to a value other
+/// than 1 — values no leaf polynomial `[1, stem, mtf(C1), mtf(C2), 0, …]` takes. The root is
+/// internal by definition.
+fn mark_proven_internal(nodes: &mut [ProvenNode], openings: &[Opening]) {
+    // Commitment `k` is the `k`-th node that is not an empty slot (the root is 0).
+    let mut proven = vec![false; nodes.len()];
+    for o in openings {
+        let rules_out_leaf =
+            (o.point >= 4 && !o.result.is_zero()) || (o.point == 0 && !o.result.is_one());
+        if rules_out_leaf {
+            if let Some(p) = proven.get_mut(o.commitment as usize) {
+                *p = true;
+            }
+        }
+    }
+    let mut next = 0usize;
+    for n in nodes.iter_mut() {
+        if n.kind == NodeKind::Empty {
+            continue;
+        }
+        let k = next;
+        next += 1;
+        n.proven_internal = n.kind == NodeKind::Internal
+            && (n.path.is_empty() || proven.get(k).copied().unwrap_or(false));
+    }
+}
+
+/// Whether the absence of the absent-empty stem `s` is bound: every internal node on its
+/// path below the root (depths `1..depth`) is proven internal ([`mark_proven_internal`]).
+///
+/// Then each of them is the real node at its path (its commitment is fixed by its parent's
+/// opening, and a node that is not a leaf is internal), so the empty slot is really empty.
+/// Otherwise a leaf could pose as one of them: its polynomial is zero at every index ≥ 4,
+/// so "opened to 0 at `stem[d]`" is true of it (`spec/WIRE.md`, "What a verified witness
+/// proves").
+fn absence_is_bound(nodes: &[ProvenNode], s: &ProvenStem) -> bool {
+    (1..usize::from(s.depth)).all(|d| {
+        path_of(&s.stem, d)
+            .and_then(|p| find_node(nodes, &p))
+            .is_some_and(|n| n.proven_internal)
     })
 }
 
@@ -587,6 +695,8 @@ fn proven_stems(state_diff: StateDiff<'_>, ext: &[u8]) -> Result<Vec<ProvenStem>
                 depth: byte >> 3,
                 status,
                 leaf_stem,
+                // Set for absent-empty stems once the proof is checked.
+                bound: true,
             })
         })
         .collect()
@@ -601,6 +711,7 @@ fn proven_keys(state_diff: StateDiff<'_>) -> Vec<ProvenKey> {
             suffix: d.suffix,
             current_value: d.current_value.copied(),
             new_value: d.new_value.copied(),
+            bound: true,
         }));
     }
     keys
@@ -900,6 +1011,27 @@ impl ShapeBuilder {
 }
 
 impl Shape {
+    /// Checks that no node standing for an internal node or a leaf has the identity as its
+    /// commitment, on the encodings alone (the identity's one canonical encoding is 32 zero
+    /// bytes; any other encoding of it fails to decode later). The root may be the identity
+    /// (the empty tree), and so may a suffix tree.
+    fn check_identities(&self, commitments: Points<'_>) -> Result<(), VerifyError> {
+        let non_root = self
+            .nodes
+            .iter()
+            .filter(|(path, d)| !matches!(d, Draft::Empty) && !path.is_empty());
+        for (index, ((path, draft), bytes)) in non_root.zip(commitments.iter()).enumerate() {
+            if matches!(draft, Draft::Internal { .. } | Draft::Leaf { .. }) && bytes == &[0u8; 32] {
+                return Err(VerifyError::IdentityCommitment {
+                    index,
+                    path: *path,
+                    kind: draft.kind(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that the shape takes exactly `commitments` commitments (the root and one per
     /// node other than an empty slot).
     fn check_count(&self, commitments: usize) -> Result<(), VerifyError> {
@@ -946,6 +1078,7 @@ impl Shape {
                     leaf_stem,
                     commitment,
                     field,
+                    proven_internal: false,
                 }
             })
             .collect()
@@ -1026,6 +1159,17 @@ fn decode_points(
     })
 }
 
+/// Points [`verify`] has decompressed in this process (see [`decompressed_points`]).
+static DECOMPRESSED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many points [`verify`] has decompressed in this process since it started: a probe
+/// for tests that check a malformed witness is refused before any point work. One relaxed
+/// atomic addition per chunk of points.
+#[doc(hidden)]
+pub fn decompressed_points() -> usize {
+    DECOMPRESSED.load(AtomicOrdering::Relaxed)
+}
+
 /// A decode failure: the index of the encoding and the decoder's reason.
 type FirstError = Option<(usize, DecodeError)>;
 
@@ -1036,6 +1180,7 @@ fn decode_chunk(
     elements: &mut [Element],
     fields: &mut [Fr],
 ) -> FirstError {
+    DECOMPRESSED.fetch_add(encodings.len(), AtomicOrdering::Relaxed);
     let mut first = None;
     for (i, (enc, slot)) in encodings.iter().zip(elements.iter_mut()).enumerate() {
         match Element::from_bytes(*enc) {

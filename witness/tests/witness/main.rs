@@ -3,6 +3,7 @@
 //! stateless verification and post-state roots.
 #![allow(clippy::unwrap_used)]
 
+mod adversarial;
 mod alloc;
 mod canonical;
 mod common;
