@@ -37,6 +37,9 @@ pub struct SynthConfig {
     pub seed: u64,
     /// Account layout.
     pub layout: Layout,
+    /// Prove every block with every absence bound ([`witness::prove_bound`]): the witnesses
+    /// carry a few more reads; without it they are what geth's prover writes.
+    pub bind_absences: bool,
 }
 
 /// SplitMix64: small, fast, and enough for test data.
@@ -429,10 +432,18 @@ impl Synth {
         }
         let entries: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
         let parent_state_root = self.tree.root();
-        let owned = self
-            .tree
-            .prove(&entries)
-            .with_context(|| format!("proving synthetic block {}", self.number))?;
+        let number = self.number;
+        let owned = if self.config.bind_absences {
+            let tree = &mut self.tree;
+            witness::prove_bound(&parent_state_root, &entries, |k| tree.prove(k))
+                .map_err(|e| anyhow::anyhow!("{e:#}"))
+                .with_context(|| format!("proving synthetic block {number} with bound absences"))?
+                .0
+        } else {
+            self.tree
+                .prove(&entries)
+                .with_context(|| format!("proving synthetic block {number}"))?
+        };
         let witness = owned
             .to_witness()
             .with_context(|| format!("encoding synthetic block {}", self.number))?;
@@ -487,6 +498,7 @@ mod tests {
             updates: 60,
             seed,
             layout,
+            bind_absences: false,
         }
     }
 
@@ -542,6 +554,7 @@ mod tests {
             updates: 1,
             seed: 5,
             layout: Layout::Eip6800,
+            bind_absences: false,
         })
         .unwrap();
         let doc: Json = serde_json::from_str(&text).unwrap();

@@ -250,6 +250,29 @@ impl<S: NodeStore> Tree<S> {
         Ok(execution_witness(&o.stems, &nodes, o.other_stems))
     }
 
+    /// [`prove_with_new_values`](Self::prove_with_new_values) with every absence bound
+    /// (`spec/WIRE.md` §6.6): where an absence would be unbound, the keys of
+    /// [`witness::VerifiedWitness::binding_keys`] are added as reads and the keys proven
+    /// again. The result is an ordinary EIP-6800 witness; when no absence needs binding it
+    /// is byte for byte the plain prover's. Returns it and the number of keys added.
+    ///
+    /// ```
+    /// let mut tree = verkle::Tree::new();
+    /// tree.insert(&[1u8; 32], [2u8; 32]).unwrap();
+    /// tree.insert(&[2u8; 32], [3u8; 32]).unwrap();
+    /// let root = tree.root_bytes();
+    /// let (w, _added) = tree.prove_bound(&[([9u8; 32], None)]).unwrap();
+    /// let proven = witness::verify(&root, &w.to_witness().unwrap()).unwrap();
+    /// assert_eq!(proven.unbound_absences(), 0);
+    /// ```
+    pub fn prove_bound(
+        &mut self,
+        keys: &[(TreeKey, Option<Value>)],
+    ) -> Result<(OwnedExecutionWitness, usize), witness::BindError<TreeError>> {
+        let root = self.root_bytes();
+        witness::prove_bound(&root, keys, |k| self.prove_with_new_values(k))
+    }
+
     /// The proven part of the subtree under `prefix` for `keys` (each must start with
     /// `prefix`; duplicates allowed, for a key listed twice the last new value wins): every
     /// node at or below the prefix on the keys' paths, with its polynomial and openings, the

@@ -250,6 +250,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             updates: args.updates,
             seed: args.seed,
             layout: verkle::keys::Layout::Eip6800,
+            bind_absences: false,
         };
         let export = work.join("blocks.jsonl");
         let genesis = work.join("genesis.json");

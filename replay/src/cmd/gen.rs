@@ -46,6 +46,10 @@ pub struct Args {
     /// states of millions of keys. Slower. The files written are the same.
     #[arg(long)]
     state_dir: Option<PathBuf>,
+    /// Prove every block with every absence bound (`spec/WIRE.md` §6.6): a few more reads
+    /// per witness; without it the witnesses are what geth's prover writes.
+    #[arg(long)]
+    bind_absences: bool,
 }
 
 /// The default genesis path beside an export.
@@ -138,6 +142,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         updates: args.updates,
         seed: args.seed,
         layout: args.layout.into(),
+        bind_absences: args.bind_absences,
     };
     let Generated {
         root,

@@ -34,6 +34,12 @@ pub struct Args {
     /// `spec/FRACTIONAL.md`; in JSON as hex beside the coordinator root).
     #[arg(long)]
     fractional: bool,
+    /// Make every absence in the witness bound (`spec/WIRE.md` §6.6): add, as reads, the
+    /// keys whose paths prove the internal nodes above each absence internal. The result is
+    /// an ordinary EIP-6800 witness, a little larger; without the flag the witness is
+    /// byte-identical to geth's for the same keys.
+    #[arg(long, conflicts_with = "fractional")]
+    bind_absences: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -116,9 +122,16 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
         }
     } else {
         let entries: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
-        let owned = state
-            .prove(&entries)
-            .with_context(|| format!("{dd}: proving {} keys at block {height}", keys.len()))?;
+        let what = || format!("{dd}: proving {} keys at block {height}", keys.len());
+        let owned = if args.bind_absences {
+            let (owned, added) = witness::prove_bound(&root, &entries, |k| state.prove(k))
+                .map_err(|e| anyhow::anyhow!("{e:#}"))
+                .with_context(what)?;
+            tracing::info!("{dd}: {added} keys added to bind every absence");
+            owned
+        } else {
+            state.prove(&entries).with_context(what)?
+        };
         match args.format {
             Format::Ssz => owned.to_ssz().context("encoding the witness as SSZ")?,
             Format::Json => {

@@ -19,6 +19,10 @@ pub struct Args {
     /// Also check the post-state root computed from the witness's new values alone.
     #[arg(long, value_parser = parse_root)]
     post_root: Option<[u8; 32]>,
+    /// Treat an unbound absence (a key proven absent in a way a hostile prover could fake
+    /// within the EIP-6800 format, `spec/WIRE.md` §6.6) as a verdict of invalid.
+    #[arg(long)]
+    strict: bool,
     /// A JSON document holding one execution witness (bare, or inside a block, engine
     /// payload, header or beacon-API block), or an `.ssz` file; `-` reads stdin.
     file: PathBuf,
@@ -60,7 +64,16 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let verdict = witness::verify(&args.pre_root, &w);
     let verify_us = t1.elapsed().as_micros();
     let file = args.file.display().to_string();
+    let unbound = verdict.as_ref().map_or(0, |v| v.unbound_absences());
+    let unbound_writes = verdict.as_ref().map_or(0, |v| v.unbound_writes());
     let (ok, reason, post) = match &verdict {
+        Ok(_) if args.strict && unbound > 0 => (
+            false,
+            Some(format!(
+                "{unbound} unbound absences (--strict): the proof does not rule out that those keys exist"
+            )),
+            None,
+        ),
         Err(e) => (false, Some(e.to_string()), None),
         Ok(v) => match args.post_root {
             None => (true, None, None),
@@ -89,6 +102,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             "post_root": post.map(|p| to_hex(&p)),
             "stems": stems,
             "keys": keys,
+            "unbound_absences": unbound,
+            "unbound_writes": unbound_writes,
             "witness_bytes": witness_bytes,
             "decode_us": decode_us,
             "verify_us": verify_us,
@@ -101,6 +116,12 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             "{file}: valid ({stems} stems, {keys} keys, {witness_bytes} bytes; decode {decode_us} µs, verify {verify_us} µs){}",
             post.map(|p| format!("; post-state root {}", to_hex(&p))).unwrap_or_default()
         )?;
+        if unbound > 0 {
+            writeln!(
+                out,
+                "{file}: {unbound} unbound absences ({unbound_writes} written): the EIP-6800 proof does not rule out that those keys exist; --strict rejects them"
+            )?;
+        }
     } else {
         writeln!(out, "{file}: INVALID: {}", reason.unwrap_or_default())?;
     }

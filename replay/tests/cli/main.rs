@@ -7,4 +7,5 @@ mod common;
 mod datadir;
 mod gen;
 mod replay;
+mod strict;
 mod verify;

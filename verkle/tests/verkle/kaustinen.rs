@@ -98,6 +98,7 @@ fn kaustinen6_replay_reproves_every_witness_byte_for_byte() {
     let mut prove_time = Duration::ZERO;
     let mut slowest = (Duration::ZERO, 0u64, 0usize);
     let (mut keys_total, mut stems_total) = (0usize, 0usize);
+    let mut unbound = Unbound::default();
     for (i, b) in blocks.iter().enumerate() {
         let number = b["blockNumber"].as_u64().expect("blockNumber");
         assert_eq!(number, i as u64 + 1, "blocks are consecutive from 1");
@@ -152,6 +153,10 @@ fn kaustinen6_replay_reproves_every_witness_byte_for_byte() {
         assert_eq!(ours.state_diff, theirs.state_diff, "block {number}");
         assert_eq!(ours, theirs, "block {number}");
 
+        // The same keys with every absence bound: still valid against the parent root,
+        // nothing unbound, the same post-state (the added keys are reads).
+        unbound.add(&mut tree, number, &keys, &ours, &root("parentStateRoot"));
+
         // Apply the block.
         if number == 1 {
             tree.apply(
@@ -180,6 +185,94 @@ fn kaustinen6_replay_reproves_every_witness_byte_for_byte() {
         slowest.0,
         start.elapsed()
     );
+    eprintln!("{unbound}");
+}
+
+/// Unbound absences in the chain's witnesses, and what binding them costs.
+#[derive(Default)]
+struct Unbound {
+    blocks: usize,
+    stems: usize,
+    keys: usize,
+    writes: usize,
+    added_keys: usize,
+    plain_bytes: usize,
+    bound_bytes: usize,
+    max_ratio: (f64, u64),
+}
+
+impl Unbound {
+    fn add(
+        &mut self,
+        tree: &mut Tree,
+        number: u64,
+        keys: &[(TreeKey, Option<Value>)],
+        plain: &OwnedExecutionWitness,
+        parent_root: &[u8; 32],
+    ) {
+        let proven = witness::verify(parent_root, &plain.to_witness().unwrap()).unwrap();
+        if proven.unbound_absences() > 0 {
+            self.blocks += 1;
+        }
+        self.stems += proven.unbound_stems();
+        self.keys += proven.unbound_absences();
+        self.writes += proven.unbound_writes();
+        let (bound, added) = tree.prove_bound(keys).unwrap();
+        let bound_proven = witness::verify(parent_root, &bound.to_witness().unwrap())
+            .unwrap_or_else(|e| panic!("block {number}: bound witness: {e}"));
+        assert_eq!(bound_proven.unbound_absences(), 0, "block {number}");
+        assert_eq!(
+            added == 0,
+            proven.unbound_absences() == 0,
+            "block {number}: keys are added exactly when an absence is unbound"
+        );
+        if added == 0 {
+            assert_eq!(
+                &bound, plain,
+                "block {number}: nothing to bind, same witness"
+            );
+        }
+        assert_eq!(
+            bound_proven.post_state_root().unwrap(),
+            proven.post_state_root().unwrap(),
+            "block {number}: the added reads change no post-state"
+        );
+        for k in proven.keys() {
+            assert_eq!(
+                bound_proven.current_value(&k.key()),
+                Some(k.current_value.as_ref()),
+                "block {number}: every key of the block is still proven, with its value"
+            );
+        }
+        let (p, b) = (plain.to_ssz().unwrap().len(), bound.to_ssz().unwrap().len());
+        self.added_keys += added;
+        self.plain_bytes += p;
+        self.bound_bytes += b;
+        let ratio = b as f64 / p as f64;
+        if ratio > self.max_ratio.0 {
+            self.max_ratio = (ratio, number);
+        }
+    }
+}
+
+impl std::fmt::Display for Unbound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "kaustinen6 unbound absences: {} of 200 blocks, {} stems, {} keys ({} written); \
+             binding them: {} keys added, SSZ {} -> {} bytes (+{:.2} %), largest block ratio {:.3} (block {})",
+            self.blocks,
+            self.stems,
+            self.keys,
+            self.writes,
+            self.added_keys,
+            self.plain_bytes,
+            self.bound_bytes,
+            100.0 * (self.bound_bytes as f64 / self.plain_bytes as f64 - 1.0),
+            self.max_ratio.0,
+            self.max_ratio.1
+        )
+    }
 }
 
 #[test]

@@ -191,3 +191,56 @@ fn suffix_tree_listed_when_its_half_is_empty() {
     assert_eq!(w.verkle_proof.commitments_by_path.len(), 2);
     assert_eq!(w.verkle_proof.commitments_by_path[1], [0u8; 32]);
 }
+
+/// `prove_bound` adds a read under child 0 of an internal node that the plain proof opens
+/// only at an empty slot, making the absence bound; the same keys are still proven.
+#[test]
+fn prove_bound_binds_an_absence_below_an_unproven_internal_node() {
+    let mut a = [0x5au8; 31];
+    a[0] = 0x10;
+    a[1] = 0x05;
+    let mut c = a;
+    c[1] = 0x30;
+    let mut b = a;
+    b[0] = 0x20;
+    // Child 0 of [0x10] holds a leaf in the second tree, is empty in the first.
+    let mut zero_child = a;
+    zero_child[1] = 0x00;
+    zero_child[2] = 0x01;
+    for with_child_0 in [false, true] {
+        let mut entries = vec![
+            (key(a, 0), [1u8; 32]),
+            (key(b, 0), [2u8; 32]),
+            (key(c, 3), [3u8; 32]),
+        ];
+        if with_child_0 {
+            entries.push((key(zero_child, 7), [4u8; 32]));
+        }
+        let mut tree: Tree = tree_of(&entries);
+        let root = tree.root_bytes();
+        let mut absent = a;
+        absent[1] = 0x07;
+        let keys = [(key(absent, 0), None), (key(absent, 1), Some([9u8; 32]))];
+
+        let plain = tree.prove_with_new_values(&keys).unwrap();
+        let p = witness::verify(&root, &plain.to_witness().unwrap()).unwrap();
+        assert_eq!(p.unbound_absences(), 2, "both keys of the absent stem");
+        assert_eq!(p.unbound_writes(), 1);
+        let mut binding = [0u8; 32];
+        binding[0] = 0x10;
+        assert_eq!(p.binding_keys(), vec![binding]);
+
+        let (bound, added) = tree.prove_bound(&keys).unwrap();
+        assert_eq!(added, 1);
+        let v = witness::verify(&root, &bound.to_witness().unwrap()).unwrap();
+        assert_eq!(v.unbound_absences(), 0, "with_child_0 = {with_child_0}");
+        assert!(v.node(&[0x10]).unwrap().proven_internal);
+        for k in &keys {
+            assert_eq!(v.current_value(&k.0), Some(None));
+        }
+        assert_eq!(v.post_state_root().unwrap(), p.post_state_root().unwrap());
+        // The post-state root is the tree's after the write.
+        tree.insert(&key(absent, 1), [9u8; 32]).unwrap();
+        assert_eq!(v.post_state_root().unwrap(), tree.root_bytes());
+    }
+}
