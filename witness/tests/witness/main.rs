@@ -6,6 +6,7 @@
 mod alloc;
 mod canonical;
 mod common;
+mod hostile_json;
 mod json_variants;
 mod props;
 mod vectors;
