@@ -214,7 +214,12 @@ fn proof_benches(c: &mut Criterion) {
         let root = sharded.coordinator_root();
         for count in [1u32, 10, 100, 1000] {
             let keys: Vec<[u8; 32]> = (0..count).map(initial_key).collect();
-            let frac = sharded.prove_fractional(&keys).unwrap().to_bytes().len();
+            let frac = sharded
+                .prove_fractional(&keys)
+                .unwrap()
+                .to_bytes()
+                .unwrap()
+                .len();
             let standard = sharded.prove(&keys).unwrap().to_ssz().unwrap().len();
             eprintln!("proof size, {count} keys on {n}: fractional {frac} bytes, standard witness (SSZ) {standard} bytes");
         }
@@ -226,7 +231,7 @@ fn proof_benches(c: &mut Criterion) {
         g.bench_function(format!("verify_fractional {count} keys"), |b| {
             let (sharded, root) = state.get_or_insert_with(&mut setup);
             let keys: Vec<[u8; 32]> = (0..count).map(initial_key).collect();
-            let bytes = Bytes::from(sharded.prove_fractional(&keys).unwrap().to_bytes());
+            let bytes = Bytes::from(sharded.prove_fractional(&keys).unwrap().to_bytes().unwrap());
             let root = *root;
             b.iter(|| {
                 let p = FractionalProof::from_bytes(bytes.clone()).unwrap();

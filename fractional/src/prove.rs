@@ -211,7 +211,7 @@ impl ShardedTree {
 }
 
 /// Refuses a proof whose counts do not fit the wire format's 16-bit fields, which
-/// [`OwnedFractionalProof::to_bytes`] could not encode faithfully.
+/// [`OwnedFractionalProof::to_bytes`] would refuse to encode.
 fn check_representable(proof: &OwnedFractionalProof) -> Result<(), FractionalError> {
     let max = usize::from(u16::MAX);
     let stems = proof

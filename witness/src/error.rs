@@ -201,6 +201,16 @@ pub enum JsonError {
         /// The field (its go-verkle camelCase name).
         field: &'static str,
     },
+    /// An object holds a field under both its camelCase and its snake_case name.
+    #[error("{path}: both `{camel}` and `{snake}` are present; only one may be")]
+    DuplicateField {
+        /// Path of the object.
+        path: String,
+        /// The go-verkle camelCase name.
+        camel: &'static str,
+        /// Its snake_case twin.
+        snake: &'static str,
+    },
     /// A value has the wrong JSON type.
     #[error("{path}: expected {expected}")]
     Type {
@@ -235,8 +245,9 @@ pub enum JsonError {
         /// Entries required.
         expected: usize,
     },
-    /// A `suffix` is not an integer in 0..=255.
-    #[error("{path}: suffix {got:?} is not an integer in 0..=255")]
+    /// A `suffix` is not an integer in 0..=255 written as a JSON integer, a decimal string
+    /// (ASCII digits, no sign, space or leading zero) or `0x` and one or two hex digits.
+    #[error("{path}: suffix {got:?} is not an integer in 0..=255 (a JSON integer, a decimal string without sign or leading zero, or 0x and 1-2 hex digits)")]
     Suffix {
         /// Path of the suffix.
         path: String,

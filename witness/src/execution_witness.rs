@@ -55,16 +55,8 @@ impl ExecutionWitness {
 
     /// Like [`from_json_str`](Self::from_json_str), on a parsed document.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Self, JsonError> {
-        let found = json::find_witnesses(value)?;
-        match found.as_slice() {
-            [] => Err(JsonError::NotFound),
-            [(path, w)] => json::read_witness(w, path),
-            [(first, _), (second, _), ..] => Err(JsonError::Ambiguous {
-                count: found.len(),
-                first: first.clone(),
-                second: second.clone(),
-            }),
-        }
+        let (path, w) = json::find_one_witness(value)?;
+        json::read_witness(w, &path)
     }
 
     /// The canonical SSZ encoding: the buffer itself (decoding accepts canonical bytes only).

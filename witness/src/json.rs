@@ -27,6 +27,20 @@ enum Seg<'a> {
     Index(usize),
 }
 
+impl Seg<'_> {
+    /// Appends this step to a JSON Pointer.
+    fn push_to(self, out: &mut String) {
+        match self {
+            Seg::Prefix(s) => out.push_str(s),
+            Seg::Key(k) => push_pointer_key(out, k),
+            Seg::Index(i) => {
+                out.push('/');
+                out.push_str(&i.to_string());
+            }
+        }
+    }
+}
+
 /// A JSON path as a chain on the stack; rendered to a JSON Pointer only for an error.
 #[derive(Clone, Copy)]
 struct Path<'a> {
@@ -64,15 +78,8 @@ impl<'a> Path<'a> {
             p = node.parent;
         }
         let mut out = String::new();
-        for seg in segs.iter().rev() {
-            match seg {
-                Seg::Prefix(s) => out.push_str(s),
-                Seg::Key(k) => push_pointer_key(&mut out, k),
-                Seg::Index(i) => {
-                    out.push('/');
-                    out.push_str(&i.to_string());
-                }
-            }
+        for seg in segs.into_iter().rev() {
+            seg.push_to(&mut out);
         }
         out
     }
@@ -98,61 +105,152 @@ fn looks_like_witness(v: &Value) -> bool {
     })
 }
 
+/// The children of an object or array not yet visited, with the step that reaches each.
+enum Children<'v> {
+    Object(serde_json::map::Iter<'v>),
+    Array(std::iter::Enumerate<std::slice::Iter<'v, Value>>),
+}
+
+impl<'v> Children<'v> {
+    fn of(v: &'v Value) -> Option<Self> {
+        match v {
+            Value::Object(map) => Some(Children::Object(map.iter())),
+            Value::Array(items) => Some(Children::Array(items.iter().enumerate())),
+            _ => None,
+        }
+    }
+
+    fn next(&mut self) -> Option<(Seg<'v>, &'v Value)> {
+        match self {
+            Children::Object(it) => it.next().map(|(k, v)| (Seg::Key(k.as_str()), v)),
+            Children::Array(it) => it.next().map(|(i, v)| (Seg::Index(i), v)),
+        }
+    }
+}
+
+/// A container being walked: the step from its parent and its children left to visit.
+struct Frame<'v> {
+    seg: Seg<'v>,
+    children: Children<'v>,
+}
+
+/// Where the search stands: the containers entered (the root first) and a last step.
+/// Holds only borrowed keys, so the search's memory is one frame per level of nesting.
+struct Location<'s, 'v> {
+    frames: &'s [Frame<'v>],
+    last: Option<Seg<'v>>,
+}
+
+impl Location<'_, '_> {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        for f in self.frames {
+            f.seg.push_to(&mut out);
+        }
+        if let Some(seg) = self.last {
+            seg.push_to(&mut out);
+        }
+        out
+    }
+}
+
+/// Walks `doc` depth-first in document order and calls `found` with each witness and where
+/// it is (rendered only if `found` asks). The root, if a witness, is the only one. The
+/// walk keeps one frame per level, does not enter a witness and stops at
+/// [`MAX_SEARCH_DEPTH`].
+fn search<'v>(
+    doc: &'v Value,
+    mut found: impl FnMut(&Location<'_, 'v>, &'v Value),
+) -> Result<(), JsonError> {
+    if looks_like_witness(doc) {
+        found(
+            &Location {
+                frames: &[],
+                last: None,
+            },
+            doc,
+        );
+        return Ok(());
+    }
+    let Some(children) = Children::of(doc) else {
+        return Ok(());
+    };
+    // The root's frame is at depth 0; a child of `stack.last()` is at depth `stack.len()`.
+    let mut stack = vec![Frame {
+        seg: Seg::Prefix(""),
+        children,
+    }];
+    while let Some(top) = stack.last_mut() {
+        let Some((seg, child)) = top.children.next() else {
+            stack.pop();
+            continue;
+        };
+        if matches!(seg, Seg::Key(k) if WITNESS_KEYS.contains(&k)) && looks_like_witness(child) {
+            found(
+                &Location {
+                    frames: &stack,
+                    last: Some(seg),
+                },
+                child,
+            );
+            continue;
+        }
+        let Some(children) = Children::of(child) else {
+            continue;
+        };
+        if stack.len() > MAX_SEARCH_DEPTH {
+            return Err(JsonError::TooDeep {
+                path: Location {
+                    frames: &stack,
+                    last: Some(seg),
+                }
+                .render(),
+                max: MAX_SEARCH_DEPTH,
+            });
+        }
+        stack.push(Frame { seg, children });
+    }
+    Ok(())
+}
+
 /// Finds every execution witness in a JSON document, in document order, with its JSON
 /// Pointer: the root itself if it is a witness, else every object under one of
 /// [`WITNESS_KEYS`] that holds a state diff and a Verkle proof (an MPT-style
 /// `executionWitness {state, codes, headers}` does not count). The search does not enter a
 /// witness, walks iteratively and stops at [`MAX_SEARCH_DEPTH`].
+///
+/// The search itself keeps one frame per level of nesting; the result holds one rendered
+/// pointer per witness found.
 pub fn find_json_witnesses(doc: &Value) -> Result<Vec<(String, &Value)>, JsonError> {
-    find_witnesses(doc)
+    let mut out = Vec::new();
+    search(doc, |at, w| out.push((at.render(), w)))?;
+    Ok(out)
 }
 
-pub(crate) fn find_witnesses(doc: &Value) -> Result<Vec<(String, &Value)>, JsonError> {
-    let mut found = Vec::new();
-    if looks_like_witness(doc) {
-        found.push((String::new(), doc));
-        return Ok(found);
+/// The one witness in `doc` and its JSON Pointer: [`JsonError::NotFound`] if there is none,
+/// [`JsonError::Ambiguous`] (naming the first two) if there are several. Renders at most
+/// two pointers, however many witnesses the document holds.
+pub(crate) fn find_one_witness(doc: &Value) -> Result<(String, &Value), JsonError> {
+    let mut count = 0usize;
+    let mut first: Option<(String, &Value)> = None;
+    let mut second: Option<String> = None;
+    search(doc, |at, w| {
+        count += 1;
+        if first.is_none() {
+            first = Some((at.render(), w));
+        } else if second.is_none() {
+            second = Some(at.render());
+        }
+    })?;
+    match (first, second) {
+        (None, _) => Err(JsonError::NotFound),
+        (Some(one), None) => Ok(one),
+        (Some((first, _)), Some(second)) => Err(JsonError::Ambiguous {
+            count,
+            first,
+            second,
+        }),
     }
-    // (path, value, depth, is a witness); children are pushed reversed so they pop in
-    // document order.
-    let mut stack: Vec<(String, &Value, usize, bool)> = vec![(String::new(), doc, 0, false)];
-    while let Some((path, v, depth, is_witness)) = stack.pop() {
-        if is_witness {
-            found.push((path, v));
-            continue;
-        }
-        if depth > MAX_SEARCH_DEPTH {
-            return Err(JsonError::TooDeep {
-                path,
-                max: MAX_SEARCH_DEPTH,
-            });
-        }
-        let start = stack.len();
-        match v {
-            Value::Object(map) => {
-                for (k, child) in map {
-                    let witness = WITNESS_KEYS.contains(&k.as_str()) && looks_like_witness(child);
-                    if witness || child.is_object() || child.is_array() {
-                        let mut p = path.clone();
-                        push_pointer_key(&mut p, k);
-                        stack.push((p, child, depth + 1, witness));
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for (i, child) in items.iter().enumerate() {
-                    if child.is_object() || child.is_array() {
-                        stack.push((format!("{path}/{i}"), child, depth + 1, false));
-                    }
-                }
-            }
-            _ => {}
-        }
-        if let Some(pushed) = stack.get_mut(start..) {
-            pushed.reverse();
-        }
-    }
-    Ok(found)
 }
 
 /// Reads the witness object `v` (found at JSON Pointer `at`) into an [`ExecutionWitness`].
@@ -189,15 +287,24 @@ fn array<'v>(v: &'v Value, path: &Path<'_>, max: usize) -> Result<&'v [Value], J
     Ok(a)
 }
 
-/// Looks a field up by its camelCase name, then its snake_case name.
+/// Looks a field up by its camelCase or its snake_case name; an object holding both is
+/// refused, since either could be the one meant.
 fn lookup<'v>(
     obj: &'v Map<String, Value>,
     camel: &'static str,
     snake: &'static str,
-) -> Option<(&'static str, &'v Value)> {
-    obj.get(camel)
-        .map(|v| (camel, v))
-        .or_else(|| obj.get(snake).map(|v| (snake, v)))
+    path: &Path<'_>,
+) -> Result<Option<(&'static str, &'v Value)>, JsonError> {
+    match (obj.get(camel), obj.get(snake)) {
+        (Some(_), Some(_)) if camel != snake => Err(JsonError::DuplicateField {
+            path: path.render(),
+            camel,
+            snake,
+        }),
+        (Some(v), _) => Ok(Some((camel, v))),
+        (None, Some(v)) => Ok(Some((snake, v))),
+        (None, None) => Ok(None),
+    }
 }
 
 fn required<'v>(
@@ -206,7 +313,7 @@ fn required<'v>(
     snake: &'static str,
     path: &Path<'_>,
 ) -> Result<(&'static str, &'v Value), JsonError> {
-    lookup(obj, camel, snake).ok_or_else(|| JsonError::Missing {
+    lookup(obj, camel, snake, path)?.ok_or_else(|| JsonError::Missing {
         path: path.render(),
         field: camel,
     })
@@ -296,20 +403,40 @@ fn optional32(v: Option<&Value>, path: &Path<'_>) -> Result<Option<[u8; 32]>, Js
     }
 }
 
-/// `suffix`: a number, a decimal string, or a `0x` hex string, in 0..=255.
+/// `suffix`, in 0..=255: a JSON integer (go-verkle), a string of decimal digits without
+/// sign, space or leading zero (the beacon API's `"78"`), or `0x` and one or two hex digits.
 fn suffix(v: &Value, path: &Path<'_>) -> Result<u8, JsonError> {
     let parsed = match v {
         Value::Number(n) => n.as_u64().and_then(|n| u8::try_from(n).ok()),
-        Value::String(s) => match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-            Some(h) => u8::from_str_radix(h, 16).ok(),
-            None => s.parse::<u8>().ok(),
-        },
+        Value::String(s) => suffix_str(s),
         _ => None,
     };
     parsed.ok_or_else(|| JsonError::Suffix {
         path: path.render(),
         got: v.to_string(),
     })
+}
+
+fn suffix_str(s: &str) -> Option<u8> {
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        if !(1..=2).contains(&h.len()) {
+            return None;
+        }
+        return h
+            .bytes()
+            .try_fold(0u8, |acc, c| Some((acc << 4) | nibble(c)?));
+    }
+    let b = s.as_bytes();
+    let canonical = match b {
+        [] => false,
+        [b'0'] => true,
+        [first, ..] => *first != b'0' && b.len() <= 3 && b.iter().all(u8::is_ascii_digit),
+    };
+    if !canonical {
+        return None;
+    }
+    b.iter()
+        .try_fold(0u8, |acc, d| acc.checked_mul(10)?.checked_add(d - b'0'))
 }
 
 fn points<const N: usize>(
@@ -361,9 +488,9 @@ fn read_owned(v: &Value, path: &Path<'_>) -> Result<OwnedExecutionWitness, JsonE
             let o = object(d, &p)?;
             let (k, sfx) = required(o, "suffix", "suffix", &p)?;
             let suffix = suffix(sfx, &p.key(k))?;
-            let cur = lookup(o, "currentValue", "current_value");
+            let cur = lookup(o, "currentValue", "current_value", &p)?;
             let current_value = optional32(cur.map(|c| c.1), &p.key(cur.map_or("", |c| c.0)))?;
-            let new = lookup(o, "newValue", "new_value");
+            let new = lookup(o, "newValue", "new_value", &p)?;
             let new_value = optional32(new.map(|c| c.1), &p.key(new.map_or("", |c| c.0)))?;
             suffix_diffs.push(OwnedSuffixStateDiff {
                 suffix,

@@ -47,7 +47,7 @@ fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8)])
         single.prove(&keys).unwrap().to_ssz().unwrap()
     );
     let proof = sharded.prove_fractional(&keys).unwrap();
-    let bytes = proof.to_bytes();
+    let bytes = proof.to_bytes().unwrap();
     assert_eq!(bytes.len(), proof.encoded_len());
     let proven = verify_fractional_bytes(&sharded.coordinator_root(), Bytes::from(bytes))
         .unwrap_or_else(|e| panic!("fractional proof rejected ({depth:?}): {e}"));
@@ -95,7 +95,7 @@ fn fixture() -> (ShardedTree, Vec<TreeKey>, OwnedFractionalProof) {
 }
 
 fn verify(root: &[u8; 32], proof: &OwnedFractionalProof) -> Result<(), FractionalVerifyError> {
-    verify_fractional_bytes(root, Bytes::from(proof.to_bytes())).map(|_| ())
+    verify_fractional_bytes(root, Bytes::from(proof.to_bytes().unwrap())).map(|_| ())
 }
 
 #[test]
@@ -216,7 +216,7 @@ fn altered_value_and_truncation() {
         verify(&tree.coordinator_root(), &altered),
         Err(FractionalVerifyError::OpeningsRejected)
     ));
-    let bytes = proof.to_bytes();
+    let bytes = proof.to_bytes().unwrap();
     for cut in [0, 3, 40, bytes.len() - 1] {
         let r = verify_fractional_bytes(
             &tree.coordinator_root(),
@@ -260,7 +260,10 @@ fn absent_keys_in_empty_shards() {
     let proof = tree.prove_fractional(&[k]).unwrap();
     assert_eq!(proof.shards[0].commitment, [0u8; 32]);
     assert!(proof.commitments.is_empty());
-    let proven =
-        verify_fractional_bytes(&tree.coordinator_root(), Bytes::from(proof.to_bytes())).unwrap();
+    let proven = verify_fractional_bytes(
+        &tree.coordinator_root(),
+        Bytes::from(proof.to_bytes().unwrap()),
+    )
+    .unwrap();
     assert_eq!(proven.current_value(&k), Some(None));
 }

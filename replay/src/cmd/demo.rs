@@ -152,7 +152,7 @@ fn prove_and_verify(
             bail!("the sharded state gave no fractional proof");
         };
         let prove_ms = t.elapsed().as_secs_f64() * 1e3;
-        let bytes = proof.to_bytes();
+        let bytes = proof.to_bytes()?;
         let len = bytes.len();
         let t = Instant::now();
         let verdict = witness::fractional::verify_fractional_bytes(

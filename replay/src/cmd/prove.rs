@@ -107,7 +107,7 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
         let proof = state
             .prove_fractional(&keys)?
             .ok_or_else(|| anyhow::anyhow!("{dd}: not a sharded state"))?
-            .to_bytes();
+            .to_bytes()?;
         match args.format {
             Format::Ssz => proof,
             Format::Json => {

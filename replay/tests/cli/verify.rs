@@ -1,6 +1,6 @@
 //! `fverkle verify`, `root` and `genesis`: verdicts, exit codes, JSON output.
 
-use crate::common::{fverkle, vectors};
+use crate::common::{fverkle, show, vectors};
 
 const ROOT_72: &str = "0x64e1a647f42e5c2e3c434531ccf529e1b3e93363a40db9fc8eec81f492123510";
 
@@ -104,6 +104,34 @@ fn bad_input_exits_2_and_names_the_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("garbled.json"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `{"<100,000 × a>": [[], [], … 100,000 times]}`: about 400 KB that a search copying the
+/// path per sibling turns into 10 GB. Run under a 2 GiB address-space limit, the search must
+/// finish with the ordinary "not found" verdict.
+#[test]
+fn witness_search_bomb_is_not_found_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("bomb.json");
+    let mut text = format!("{{\"{}\": [", "a".repeat(100_000));
+    text.push_str(&vec!["[]"; 100_000].join(", "));
+    text.push_str("]}");
+    std::fs::write(&bomb, &text).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("fverkle");
+    let pre_root = format!("0x{}", "00".repeat(32));
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 2097152 && exec "$0" "$@""#)
+        .arg(&bin)
+        .args(["verify", "--pre-root", &pre_root])
+        .arg(&bomb)
+        .output()
+        .unwrap();
+    let shown = show(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no execution witness found"), "{shown}");
+    assert!(stderr.contains("bomb.json"), "{shown}");
 }
 
 #[test]

@@ -307,7 +307,7 @@ pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
     let (proven, stale) = scenarios(&world)?;
     let mut valid_cases = Vec::new();
     for p in &proven {
-        let bytes = p.proof.to_bytes();
+        let bytes = p.proof.to_bytes().map_err(gen_err)?;
         let (output, _) = expected_keys(&p.root, &bytes)?;
         valid_cases.push(valid(
             p.name,
@@ -344,13 +344,13 @@ pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
         invalid_cases.push(invalid(
             name,
             &format!("{from} with {description}"),
-            json!({"coordinator_root": hex0x(&root), "proof": hex0x(&proof.to_bytes())}),
+            json!({"coordinator_root": hex0x(&root), "proof": hex0x(&proof.to_bytes().map_err(gen_err)?)}),
             rule,
         ));
     }
     for (name, from, description, rule, mutate) in byte_mutations() {
         let p = base(from)?;
-        let mut bytes = p.proof.to_bytes();
+        let mut bytes = p.proof.to_bytes().map_err(gen_err)?;
         mutate(&mut bytes);
         invalid_cases.push(invalid(
             name,

@@ -27,6 +27,6 @@ pub use verify::{
     VerifiedFractional, TRANSCRIPT_LABEL,
 };
 pub use wire::{
-    FractionalDecodeError, FractionalProof, OwnedFractionalProof, OwnedFractionalStem,
-    OwnedFractionalSuffix, OwnedShardEntry, VERSION,
+    FractionalDecodeError, FractionalEncodeError, FractionalProof, OwnedFractionalProof,
+    OwnedFractionalStem, OwnedFractionalSuffix, OwnedShardEntry, VERSION,
 };

@@ -71,28 +71,57 @@ pub struct OwnedFractionalProof {
     pub multiproof: [u8; MULTIPROOF_LEN],
 }
 
-fn u16_len(n: usize) -> [u8; 2] {
-    u16::try_from(n).unwrap_or(u16::MAX).to_be_bytes()
+/// A count of `field`, as the wire format's `N`-byte big-endian integer; `item` says which
+/// shard entry or stem it belongs to, for the error.
+fn count_bytes<const N: usize>(
+    field: &'static str,
+    item: Option<usize>,
+    count: usize,
+) -> Result<[u8; N], FractionalEncodeError> {
+    let max = if N >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * N)) - 1
+    };
+    let wide = u64::try_from(count).ok().filter(|&c| c <= max).ok_or(
+        FractionalEncodeError::CountOverflow {
+            field,
+            item,
+            count,
+            max,
+        },
+    )?;
+    let be = wide.to_be_bytes();
+    let mut out = [0u8; N];
+    out.copy_from_slice(be.get(8 - N..).unwrap_or(&[]));
+    Ok(out)
 }
 
 impl OwnedFractionalProof {
-    /// The wire form. Counts are written as the format's fixed-width integers; a proof
-    /// with more items than a count can hold (65,535 shards, stems per shard, siblings or
-    /// other stems) is not representable and the caller must split it
+    /// The wire form. Counts are the format's fixed-width integers: 16 bits for the shard
+    /// entries, the stems of one entry, the suffixes of one stem, the siblings and the other
+    /// stems, 32 bits for the commitments. A proof with more items than its count can hold
+    /// is not representable and is refused with [`FractionalEncodeError::CountOverflow`]
     /// (`fractional::ShardedTree::prove_fractional` refuses to build one).
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, FractionalEncodeError> {
         let mut out = Vec::with_capacity(self.encoded_len());
         out.push(VERSION);
         out.push(self.depth);
-        out.extend(u16_len(self.shards.len()));
-        for s in &self.shards {
+        out.extend(count_bytes::<2>("shard count", None, self.shards.len())?);
+        let mut stem_index = 0usize;
+        for (entry, s) in self.shards.iter().enumerate() {
             out.extend(s.index.to_be_bytes());
             out.extend(s.commitment);
-            out.extend(u16_len(s.stems.len()));
+            out.extend(count_bytes::<2>("stem count", Some(entry), s.stems.len())?);
             for st in &s.stems {
                 out.extend(st.stem);
                 out.push(st.ext);
-                out.extend(u16_len(st.suffixes.len()));
+                out.extend(count_bytes::<2>(
+                    "suffix count",
+                    Some(stem_index),
+                    st.suffixes.len(),
+                )?);
+                stem_index += 1;
                 for d in &st.suffixes {
                     out.push(d.suffix);
                     match &d.current_value {
@@ -105,18 +134,26 @@ impl OwnedFractionalProof {
                 }
             }
         }
-        out.extend(u16_len(self.siblings.len()));
+        out.extend(count_bytes::<2>(
+            "sibling count",
+            None,
+            self.siblings.len(),
+        )?);
         self.siblings.iter().for_each(|s| out.extend(s));
-        out.extend(u16_len(self.other_stems.len()));
+        out.extend(count_bytes::<2>(
+            "other stem count",
+            None,
+            self.other_stems.len(),
+        )?);
         self.other_stems.iter().for_each(|s| out.extend(s));
-        out.extend(
-            u32::try_from(self.commitments.len())
-                .unwrap_or(u32::MAX)
-                .to_be_bytes(),
-        );
+        out.extend(count_bytes::<4>(
+            "commitment count",
+            None,
+            self.commitments.len(),
+        )?);
         self.commitments.iter().for_each(|c| out.extend(c));
         out.extend(self.multiproof);
-        out
+        Ok(out)
     }
 
     /// Length of [`OwnedFractionalProof::to_bytes`].
@@ -144,6 +181,36 @@ impl OwnedFractionalProof {
             + 4
             + 32 * self.commitments.len()
             + MULTIPROOF_LEN
+    }
+}
+
+/// Why an [`OwnedFractionalProof`] cannot be written in the wire form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FractionalEncodeError {
+    /// More items than their count field can hold.
+    #[error("{field}{}: {count} items, the field holds at most {max}", owner(field, *item))]
+    CountOverflow {
+        /// The count field: `shard count`, `stem count`, `suffix count`, `sibling count`,
+        /// `other stem count` or `commitment count`.
+        field: &'static str,
+        /// For a stem count, the shard entry's position; for a suffix count, the stem's
+        /// index over all shard entries.
+        item: Option<usize>,
+        /// The number of items.
+        count: usize,
+        /// The largest count the field holds.
+        max: u64,
+    },
+}
+
+/// The shard entry or stem a count belongs to, for [`FractionalEncodeError`]'s message.
+fn owner(field: &str, item: Option<usize>) -> String {
+    match (field, item) {
+        ("stem count", Some(i)) => format!(" of shard entry {i}"),
+        ("suffix count", Some(i)) => format!(" of stem {i}"),
+        (_, Some(i)) => format!(" of item {i}"),
+        (_, None) => String::new(),
     }
 }
 
@@ -577,5 +644,148 @@ impl FractionalProof {
         (at, count): (usize, usize),
     ) -> impl ExactSizeIterator<Item = &[u8; N]> + '_ {
         (0..count).map(move |k| array_at::<N>(&self.buf, at + N * k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX16: usize = u16::MAX as usize;
+
+    fn stem_of(i: usize) -> [u8; STEM_LEN] {
+        let mut stem = [0u8; STEM_LEN];
+        stem[..8].copy_from_slice(&(i as u64).to_be_bytes());
+        stem
+    }
+
+    fn suffix(suffix: u8) -> OwnedFractionalSuffix {
+        OwnedFractionalSuffix {
+            suffix,
+            current_value: Some([suffix; 32]),
+        }
+    }
+
+    fn stem(i: usize) -> OwnedFractionalStem {
+        OwnedFractionalStem {
+            stem: stem_of(i),
+            ext: (2 << 3) | 2,
+            suffixes: vec![suffix(7)],
+        }
+    }
+
+    /// A depth-2 proof with `shards` entries (one stem each, stems ascending over the
+    /// proof), `siblings` siblings and `others` ascending other stems.
+    fn proof(shards: usize, siblings: usize, others: usize) -> OwnedFractionalProof {
+        OwnedFractionalProof {
+            depth: 2,
+            shards: (0..shards)
+                .map(|i| OwnedShardEntry {
+                    index: u16::try_from(i).unwrap(),
+                    commitment: [0x11; 32],
+                    stems: vec![stem(i)],
+                })
+                .collect(),
+            siblings: (0..siblings).map(|i| [(i % 251) as u8; 32]).collect(),
+            other_stems: (0..others).map(stem_of).collect(),
+            commitments: vec![[0x22; 32]; 3],
+            multiproof: [0x33; MULTIPROOF_LEN],
+        }
+    }
+
+    fn overflow(p: &OwnedFractionalProof) -> (&'static str, Option<usize>, usize, u64) {
+        match p.to_bytes() {
+            Err(FractionalEncodeError::CountOverflow {
+                field,
+                item,
+                count,
+                max,
+            }) => (field, item, count, max),
+            other => panic!("expected CountOverflow, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn count_fields_hold_their_maximum_and_refuse_one_more() {
+        assert_eq!(count_bytes::<2>("f", None, 0), Ok([0, 0]));
+        assert_eq!(count_bytes::<2>("f", None, 0x1234), Ok([0x12, 0x34]));
+        assert_eq!(count_bytes::<2>("f", None, MAX16), Ok([0xff, 0xff]));
+        assert_eq!(
+            count_bytes::<2>("f", Some(4), MAX16 + 1),
+            Err(FractionalEncodeError::CountOverflow {
+                field: "f",
+                item: Some(4),
+                count: MAX16 + 1,
+                max: 65_535,
+            })
+        );
+        let max32 = usize::try_from(u32::MAX).unwrap();
+        assert_eq!(count_bytes::<4>("f", None, max32), Ok([0xff; 4]));
+        assert_eq!(
+            count_bytes::<4>("f", None, max32 + 1),
+            Err(FractionalEncodeError::CountOverflow {
+                field: "f",
+                item: None,
+                count: max32 + 1,
+                max: u64::from(u32::MAX),
+            })
+        );
+    }
+
+    #[test]
+    fn proof_at_every_16_bit_limit_round_trips() {
+        let p = proof(MAX16, MAX16, MAX16);
+        let bytes = p.to_bytes().unwrap();
+        assert_eq!(bytes.len(), p.encoded_len());
+        let d = FractionalProof::from_bytes(Bytes::from(bytes)).unwrap();
+        assert_eq!(d.depth(), 2);
+        assert_eq!(d.shard_count(), MAX16);
+        for i in [0, 1, MAX16 - 1] {
+            let (index, commitment) = d.shard(i).unwrap();
+            assert_eq!(usize::from(index), i);
+            assert_eq!(commitment, &[0x11; 32]);
+            assert_eq!(d.stem(i), Some((&stem_of(i), (2 << 3) | 2)));
+            let diffs: Vec<_> = d.suffixes(i).collect();
+            assert_eq!(diffs, vec![(7, Some(&[7u8; 32]))]);
+        }
+        assert_eq!(d.siblings().len(), MAX16);
+        assert_eq!(d.sibling(MAX16 - 1), p.siblings.last());
+        assert!(d.other_stems().eq(p.other_stems.iter()));
+        assert_eq!(d.commitments().len(), 3);
+        assert_eq!(d.multiproof(), &[0x33; MULTIPROOF_LEN]);
+
+        let mut many_stems = proof(1, 0, 0);
+        many_stems.shards[0].stems = (0..MAX16).map(stem).collect();
+        let d = FractionalProof::from_bytes(Bytes::from(many_stems.to_bytes().unwrap())).unwrap();
+        assert_eq!(d.shards.first().map(|s| s.stem_count), Some(MAX16));
+        assert_eq!(d.stem(MAX16 - 1).map(|s| *s.0), Some(stem_of(MAX16 - 1)));
+    }
+
+    #[test]
+    fn proof_over_a_16_bit_limit_is_refused_naming_the_count() {
+        // 65,536 shards: every shard of depth 2, which the format cannot list in one proof.
+        assert_eq!(
+            overflow(&proof(MAX16 + 1, 0, 0)),
+            ("shard count", None, MAX16 + 1, 65_535)
+        );
+        assert_eq!(
+            overflow(&proof(1, MAX16 + 1, 0)),
+            ("sibling count", None, MAX16 + 1, 65_535)
+        );
+        assert_eq!(
+            overflow(&proof(1, 0, MAX16 + 1)),
+            ("other stem count", None, MAX16 + 1, 65_535)
+        );
+        let mut p = proof(3, 0, 0);
+        p.shards[2].stems = (2..MAX16 + 3).map(stem).collect();
+        assert_eq!(overflow(&p), ("stem count", Some(2), MAX16 + 1, 65_535));
+        let mut p = proof(3, 0, 0);
+        p.shards[1].stems[0].suffixes = vec![suffix(1); MAX16 + 1];
+        assert_eq!(overflow(&p), ("suffix count", Some(1), MAX16 + 1, 65_535));
+        let e = p.to_bytes().unwrap_err().to_string();
+        assert!(
+            e.contains("suffix count of stem 1") && e.contains("65536"),
+            "{e}"
+        );
     }
 }

@@ -54,7 +54,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Runs `f` and returns its result with the number of allocations it made on this thread.
-fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
+pub(crate) fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
     COUNT.with(|c| c.set(0));
     ENABLED.with(|on| on.set(true));
     let r = f();

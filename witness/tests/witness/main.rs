@@ -7,6 +7,7 @@ mod adversarial;
 mod alloc;
 mod canonical;
 mod common;
+mod hostile_json;
 mod json_variants;
 mod props;
 mod vectors;
