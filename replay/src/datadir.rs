@@ -44,10 +44,15 @@ pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> 
             std::fs::create_dir_all(dir).with_context(|| format!("{name}: cannot create"))?;
             let store = RocksStore::open(dir).with_context(|| format!("{name}: cannot open"))?;
             // Which tree the datadir holds, before opening it as one: a single tree records
-            // our mode meta directly, the sharded tree its shard depth.
+            // our mode meta directly, the sharded tree its shard depth (both with the first
+            // nodes written). A height without either is a single tree whose genesis import
+            // stopped before its mode was recorded (written by a version that recorded the
+            // mode with the genesis root only): it is a single tree all the same.
             let holds = if store.get_meta(SHARDED_MARKER)?.is_some() {
                 Some(Mode::Fractional)
-            } else if store.get_meta(meta::MODE)?.is_some() {
+            } else if store.get_meta(meta::MODE)?.is_some()
+                || store.get_meta(verkle::store::META_HEIGHT)?.is_some()
+            {
                 Some(Mode::Single)
             } else {
                 None
@@ -92,8 +97,9 @@ pub struct GenesisSpec {
     pub mode: Mode,
 }
 
-/// The meta a replay writes with every block.
-pub fn block_meta(spec: &GenesisSpec, genesis_root: &[u8; 32]) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// What a datadir is for (chain rule, layout, tree mode): the meta every write of it
+/// carries, from the first write of the genesis on.
+pub fn identity_meta(spec: &GenesisSpec) -> Vec<(Vec<u8>, Vec<u8>)> {
     vec![
         (meta::CHAIN.to_vec(), spec.chain.name().as_bytes().to_vec()),
         (
@@ -101,8 +107,20 @@ pub fn block_meta(spec: &GenesisSpec, genesis_root: &[u8; 32]) -> Vec<(Vec<u8>, 
             spec.layout.name().as_bytes().to_vec(),
         ),
         (meta::MODE.to_vec(), spec.mode.name().as_bytes().to_vec()),
-        (meta::GENESIS_ROOT.to_vec(), genesis_root.to_vec()),
     ]
+}
+
+/// The meta a replay writes with every block: [`identity_meta`] and the genesis root.
+pub fn block_meta(spec: &GenesisSpec, genesis_root: &[u8; 32]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut m = identity_meta(spec);
+    m.push((meta::GENESIS_ROOT.to_vec(), genesis_root.to_vec()));
+    m
+}
+
+fn meta_refs(meta: &[(Vec<u8>, Vec<u8>)]) -> Vec<(&[u8], &[u8])> {
+    meta.iter()
+        .map(|(k, v)| (k.as_slice(), v.as_slice()))
+        .collect()
 }
 
 /// What [`init_genesis`] found or did.
@@ -149,6 +167,15 @@ pub fn init_genesis(
 
 /// [`init_genesis`] reading `batch_accounts` accounts per step and writing the state after
 /// every `chunk` leaves or more.
+///
+/// Every write of the import carries the datadir's [`identity_meta`] (chain rule, layout,
+/// tree mode), atomically with its nodes: whenever the import stops, no state of the
+/// datadir on disk has nodes without the mode they were written in, and a reopen in
+/// another mode, layout or chain rule is refused like that of a finished datadir. The
+/// genesis root is known only after the last leaf and goes in the last write alone: until
+/// then its absence marks the import unfinished, and a reopen refuses the datadir (delete
+/// it and run again) rather than finishing the import, since nothing on disk shows that
+/// the leaves already written came from the genesis file the second run is given.
 fn init_genesis_in_steps(
     state: &mut dyn State,
     spec: &GenesisSpec,
@@ -189,10 +216,13 @@ fn init_genesis_in_steps(
     let file = std::fs::File::open(&spec.path).with_context(|| format!("{name}: cannot read"))?;
     let layout: Layout = spec.layout.into();
     // Read as a stream, in file order, a batch of accounts at a time; each batch's leaves
-    // are applied and written out (without the genesis meta, so an interrupted import is
-    // recognised) before the next batch is read: the file is never held whole, and the
-    // tree's node cache bounds the rest, as it does for blocks. Batches are not in key
-    // order (that would need every leaf at once); the tree sorts each one.
+    // are applied and written out (with the identity meta, without the genesis root, so
+    // an interrupted import is recognised) before the next batch is read: the file is
+    // never held whole, and the tree's node cache bounds the rest, as it does for blocks.
+    // Batches are not in key order (that would need every leaf at once); the tree sorts
+    // each one.
+    let identity = identity_meta(spec);
+    let identity_refs = meta_refs(&identity);
     let mut count = 0usize;
     let mut since_persist = 0usize;
     let mut persisted = false;
@@ -213,7 +243,7 @@ fn init_genesis_in_steps(
                 since_persist = 0;
                 persisted = true;
                 state
-                    .persist(0, &[])
+                    .persist(0, &identity_refs)
                     .with_context(|| format!("{where_}: writing the genesis state"))?;
                 info!("{name}: genesis {count} leaves so far");
             }
@@ -230,12 +260,8 @@ fn init_genesis_in_steps(
     }
     let root = state.root();
     let meta = block_meta(spec, &root);
-    let meta_refs: Vec<(&[u8], &[u8])> = meta
-        .iter()
-        .map(|(k, v)| (k.as_slice(), v.as_slice()))
-        .collect();
     state
-        .persist(0, &meta_refs)
+        .persist(0, &meta_refs(&meta))
         .with_context(|| format!("{where_}: writing the genesis state"))?;
     info!(
         "{name}: genesis of {count} leaves, root {} ({:.0} ms)",
@@ -361,6 +387,147 @@ mod tests {
             err.to_string().contains("interrupted genesis import"),
             "{err}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A state in memory that keeps the meta of every [`State::persist`], in order.
+    #[derive(Default)]
+    struct Recorder {
+        inner: MemoryState,
+        persists: Vec<Vec<(Vec<u8>, Vec<u8>)>>,
+    }
+
+    impl State for Recorder {
+        fn get(&mut self, key: &verkle::keys::TreeKey) -> Result<Option<verkle::keys::Value>> {
+            self.inner.get(key)
+        }
+        fn apply(
+            &mut self,
+            writes: &[(verkle::keys::TreeKey, Option<verkle::keys::Value>)],
+        ) -> Result<()> {
+            self.inner.apply(writes)
+        }
+        fn root(&mut self) -> [u8; 32] {
+            self.inner.root()
+        }
+        fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {
+            self.persists
+                .push(meta.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect());
+            self.inner.persist(height, meta)
+        }
+        fn height(&self) -> Option<u64> {
+            self.inner.height()
+        }
+        fn meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+            self.inner.meta(key)
+        }
+        fn prove(
+            &mut self,
+            keys: &[(verkle::keys::TreeKey, Option<verkle::keys::Value>)],
+        ) -> Result<witness::OwnedExecutionWitness> {
+            self.inner.prove(keys)
+        }
+    }
+
+    fn value_of<'m>(meta: &'m [(Vec<u8>, Vec<u8>)], key: &[u8]) -> Option<&'m [u8]> {
+        meta.iter()
+            .find(|(k, _)| k.as_slice() == key)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    #[test]
+    fn every_genesis_write_carries_the_mode_and_only_the_last_the_root() {
+        let dir = std::env::temp_dir().join(format!("fverkle-meta-genesis-{}", std::process::id()));
+        let (path, _) = write_genesis(&dir, 600, None);
+        for mode in [Mode::Single, Mode::Fractional] {
+            let mut state = Recorder::default();
+            let mut sp = spec(path.clone());
+            sp.mode = mode;
+            sp.chain = Chain::Kaustinen6;
+            sp.layout = LayoutArg::Legacy;
+            let out = init_genesis_in_steps(&mut state, &sp, "dd", 50, 100).unwrap();
+            let writes = &state.persists;
+            assert!(writes.len() >= 3, "{} writes", writes.len());
+            for (i, m) in writes.iter().enumerate() {
+                assert_eq!(
+                    value_of(m, meta::MODE),
+                    Some(mode.name().as_bytes()),
+                    "write {i}"
+                );
+                assert_eq!(value_of(m, meta::LAYOUT), Some(&b"legacy"[..]), "write {i}");
+                assert_eq!(
+                    value_of(m, meta::CHAIN),
+                    Some(&b"kaustinen6"[..]),
+                    "write {i}"
+                );
+                let root = value_of(m, meta::GENESIS_ROOT);
+                if i + 1 < writes.len() {
+                    assert_eq!(root, None, "write {i} of {}", writes.len());
+                } else {
+                    assert_eq!(root, Some(&out.root[..]));
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_single_genesis_stopped_part_way_is_refused_in_the_other_mode() {
+        let dir = std::env::temp_dir().join(format!("fverkle-mode-genesis-{}", std::process::id()));
+        let (path, _) = write_genesis(&dir, 2000, Some(1500));
+        let dd = dir.join("dd");
+        let mut state = open_state(Some(&dd), Mode::Single).unwrap();
+        let err = init_genesis_in_steps(state.as_mut(), &spec(path), "dd", 100, 200)
+            .err()
+            .unwrap();
+        assert!(format!("{err:#}").contains("stopped part-way"), "{err:#}");
+        drop(state);
+        // On disk: nodes, height 0 and the mode, no genesis root.
+        let store = RocksStore::open(&dd).unwrap();
+        assert_eq!(
+            store.get_meta(meta::MODE).unwrap(),
+            Some(b"single".to_vec())
+        );
+        assert_eq!(store.get_meta(meta::GENESIS_ROOT).unwrap(), None);
+        drop(store);
+        let err = open_state(Some(&dd), Mode::Fractional).err().unwrap();
+        let text = err.to_string();
+        assert!(
+            text.contains("fverkle/mode") && text.contains("single tree, not fractional"),
+            "{text}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_datadir_with_a_height_and_no_mode_holds_a_single_tree() {
+        // What a genesis import stopped part-way leaves when its writes carry no meta.
+        let dir = std::env::temp_dir().join(format!("fverkle-no-mode-{}", std::process::id()));
+        let dd = dir.join("dd");
+        let mut state = open_state(Some(&dd), Mode::Single).unwrap();
+        state.apply(&[([7u8; 32], Some([1u8; 32]))]).unwrap();
+        state.persist(0, &[]).unwrap();
+        drop(state);
+        let err = open_state(Some(&dd), Mode::Fractional).err().unwrap();
+        let text = err.to_string();
+        assert!(
+            text.contains("fverkle/mode") && text.contains("single tree"),
+            "{text}"
+        );
+        // As a single tree it opens, and the genesis import is named interrupted.
+        let mut state = open_state(Some(&dd), Mode::Single).unwrap();
+        let err = init_genesis(state.as_mut(), &spec(dir.join("unused.json")), "dd")
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("interrupted genesis import"),
+            "{err}"
+        );
+        drop(state);
+        // An empty datadir opens in either mode.
+        let empty = dir.join("empty");
+        drop(open_state(Some(&empty), Mode::Single).unwrap());
+        drop(open_state(Some(&empty), Mode::Fractional).unwrap());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

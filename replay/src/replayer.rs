@@ -1,18 +1,21 @@
 //! The replay loop: for each exported block, verify its witness against the current root,
 //! check its pre-values against the stored state, apply its writes, commit, compare the
-//! root with the block's `stateRoot`, and persist — one report per block.
+//! root with the block's `stateRoot`, and persist with that root — one report per block.
+//! A block the state already holds (resume) is not replayed but checked against the root
+//! recorded at its height.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::json;
+use tracing::warn;
 use verkle::keys::{Layout, TreeKey, Value};
 
 use crate::export::ExportedBlock;
 use crate::hexarg::to_hex;
 use crate::rules::Chain;
-use crate::state::State;
+use crate::state::{meta, State};
 
 /// What a block did, as one JSON Lines object (after Hive's block flow reports).
 #[derive(Clone, Debug, Default)]
@@ -39,8 +42,9 @@ pub struct BlockReport {
     pub commit_us: u64,
     /// Microseconds: persisting (nodes and meta, one atomic write).
     pub write_us: u64,
-    /// The root before the block.
-    pub pre_root: [u8; 32],
+    /// The root before the block (`None` for a block checked on resume whose parent's root
+    /// the state did not record).
+    pub pre_root: Option<[u8; 32]>,
     /// The root after the block (when it got that far).
     pub post_root: Option<[u8; 32]>,
     /// The coordinator root after the block (sharded state only).
@@ -71,7 +75,7 @@ impl BlockReport {
             "apply_us": self.apply_us,
             "commit_us": self.commit_us,
             "write_us": self.write_us,
-            "pre_root": to_hex(&self.pre_root),
+            "pre_root": self.pre_root.map(|r| to_hex(&r)),
             "post_root": self.post_root.map(|r| to_hex(&r)),
             "coordinator_root": self.coordinator_root.map(|r| to_hex(&r)),
             "shards_touched": self.shards_touched,
@@ -111,8 +115,13 @@ impl BlockReport {
 pub struct Totals {
     /// Blocks replayed.
     pub blocks: u64,
-    /// Blocks skipped because the state already held them (resume).
+    /// Blocks skipped because the state already held them (resume), each checked against
+    /// the root recorded at its height.
     pub skipped: u64,
+    /// Of the skipped blocks, those whose `stateRoot` could not be checked: the datadir
+    /// records no root at their height (it was written before roots were recorded per
+    /// height).
+    pub unchecked: u64,
     /// Keys read, all blocks.
     pub keys_read: u64,
     /// Keys written, all blocks.
@@ -123,7 +132,8 @@ pub struct Totals {
     pub phase_us: [u64; 5],
     /// Last height persisted.
     pub height: Option<u64>,
-    /// Last root.
+    /// The root at that height (the persisted one, not the in-memory root of a block that
+    /// failed).
     pub root: Option<[u8; 32]>,
 }
 
@@ -154,6 +164,13 @@ pub struct Replayer<'a> {
     layout: Layout,
     /// Meta written with every block.
     meta: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The root at the state's height, i.e. what a datadir holds: after a mismatch the
+    /// in-memory tree is ahead of it by the failed block's writes, which are never
+    /// persisted.
+    persisted_root: [u8; 32],
+    /// The root at the state's starting height, to record with the next block when the
+    /// datadir lacks it (written before roots were recorded per height).
+    backfill: Option<(u64, [u8; 32])>,
     /// Totals so far.
     pub totals: Totals,
 }
@@ -162,10 +179,12 @@ pub struct Replayer<'a> {
 pub enum Step {
     /// Applied and matched.
     Applied(BlockReport),
-    /// Already in the state (resume).
+    /// Already in the state (resume); its roots matched the recorded ones, or the state has
+    /// none recorded at its height ([`Totals::unchecked`]).
     Skipped,
-    /// A verdict: the block does not replay (invalid witness, pre-value or root mismatch).
-    /// Nothing of it was written.
+    /// A verdict: the block does not replay (invalid witness, pre-value or root mismatch),
+    /// or, already in the state, its roots are not the ones recorded. Nothing of it was
+    /// written.
     Mismatch(BlockReport),
 }
 
@@ -177,20 +196,115 @@ fn stem_key(stem: &[u8; 31], suffix: u8) -> TreeKey {
 }
 
 impl<'a> Replayer<'a> {
-    /// A replayer writing `meta` with every block.
+    /// A replayer writing `meta` (and the block's root, [`meta::root_key`]) with every
+    /// block. The state must be as persisted (freshly opened, or just given its genesis).
     pub fn new(
         state: &'a mut dyn State,
         chain: Chain,
         layout: Layout,
         meta: Vec<(Vec<u8>, Vec<u8>)>,
-    ) -> Replayer<'a> {
-        Replayer {
+    ) -> Result<Replayer<'a>> {
+        let persisted_root = state.root();
+        // A datadir written before roots were recorded per height lacks the one at its own
+        // height; it is the current root, so the next block's write records it too.
+        let backfill = match state.height() {
+            Some(h) if h > 0 && state.meta(&meta::root_key(h))?.is_none() => {
+                Some((h, persisted_root))
+            }
+            _ => None,
+        };
+        Ok(Replayer {
             state,
             chain,
             layout,
             meta,
+            persisted_root,
+            backfill,
             totals: Totals::default(),
+        })
+    }
+
+    /// The root the state holds at `height`: the genesis root at 0, the root recorded with
+    /// the block of that height, or, at the state's own height, its current persisted root.
+    /// `None` for a height below the state's whose root a datadir written before roots
+    /// were recorded per height does not have.
+    fn recorded_root(&self, height: u64) -> Result<Option<[u8; 32]>> {
+        let (key, name) = if height == 0 {
+            let k = meta::GENESIS_ROOT.to_vec();
+            let name = String::from_utf8_lossy(&k).into_owned();
+            (k, name)
+        } else {
+            let name = format!("{}{height}", String::from_utf8_lossy(meta::ROOT_PREFIX));
+            (meta::root_key(height), name)
+        };
+        match self.state.meta(&key)? {
+            Some(v) => match <[u8; 32]>::try_from(v.as_slice()) {
+                Ok(r) => Ok(Some(r)),
+                Err(_) => bail!(
+                    "field {name}: {} bytes in the state's meta, not 32",
+                    v.len()
+                ),
+            },
+            None if self.state.height() == Some(height) => Ok(Some(self.persisted_root)),
+            None => Ok(None),
         }
+    }
+
+    /// A block at or below the state's height: not replayed, but its `stateRoot` (and
+    /// `parentStateRoot`, when given) must be the roots recorded at its height (and the
+    /// one below).
+    fn check_held(&mut self, b: &ExportedBlock, height: u64) -> Result<Step> {
+        let origin = format!("{}: block {}", b.origin, b.number);
+        let held = self
+            .recorded_root(b.number)
+            .with_context(|| format!("{origin}: the state's root at height {}", b.number))?;
+        let parent = match b.number.checked_sub(1) {
+            Some(p) => self
+                .recorded_root(p)
+                .with_context(|| format!("{origin}: the state's root at height {p}"))?,
+            None => None,
+        };
+        let verdict = |error: String| {
+            Step::Mismatch(BlockReport {
+                origin: b.origin.clone(),
+                number: b.number,
+                stems: b.witness.state_diff().len(),
+                keys_read: b.witness.state_diff().suffix_diff_count(),
+                witness_bytes: b.witness_bytes,
+                decode_us: b.decode_us,
+                pre_root: parent,
+                error: Some(error),
+                ..BlockReport::default()
+            })
+        };
+        let already =
+            || format!("the state is at block {height}, so the block is checked, not replayed");
+        if let (Some(claimed), Some(p)) = (b.parent_state_root, parent) {
+            if claimed != p {
+                return Ok(verdict(format!(
+                    "{origin}: field parentStateRoot: the block says {}, the state's root at height {} is {} ({})",
+                    to_hex(&claimed),
+                    b.number - 1,
+                    to_hex(&p),
+                    already()
+                )));
+            }
+        }
+        match held {
+            Some(h) if h != b.state_root => {
+                return Ok(verdict(format!(
+                    "{origin}: field stateRoot: the block says {}, the state's root at height {} is {} ({})",
+                    to_hex(&b.state_root),
+                    b.number,
+                    to_hex(&h),
+                    already()
+                )));
+            }
+            Some(_) => {}
+            None => self.totals.unchecked += 1,
+        }
+        self.totals.skipped += 1;
+        Ok(Step::Skipped)
     }
 
     /// Replays one block. Errors (exit 2) are input problems, such as a block out of order;
@@ -198,8 +312,7 @@ impl<'a> Replayer<'a> {
     pub fn block(&mut self, b: &ExportedBlock) -> Result<Step> {
         let height = self.state.height().unwrap_or(0);
         if b.number <= height {
-            self.totals.skipped += 1;
-            return Ok(Step::Skipped);
+            return self.check_held(b, height);
         }
         if b.number != height + 1 {
             bail!(
@@ -219,13 +332,14 @@ impl<'a> Replayer<'a> {
             ..BlockReport::default()
         };
         let origin = format!("{}: block {}", b.origin, b.number);
-        r.pre_root = self.state.root();
+        let pre_root = self.state.root();
+        r.pre_root = Some(pre_root);
         if let Some(parent) = b.parent_state_root {
-            if parent != r.pre_root {
+            if parent != pre_root {
                 r.error = Some(format!(
                     "{origin}: field parentStateRoot: {} is not the state's root {}",
                     to_hex(&parent),
-                    to_hex(&r.pre_root)
+                    to_hex(&pre_root)
                 ));
                 return Ok(Step::Mismatch(r));
             }
@@ -233,13 +347,13 @@ impl<'a> Replayer<'a> {
 
         // Verify the witness against the current root, and its pre-values against the state.
         let t = Instant::now();
-        let verified = match witness::verify(&r.pre_root, &b.witness) {
+        let verified = match witness::verify(&pre_root, &b.witness) {
             Ok(v) => v,
             Err(e) => {
                 r.verify_us = t.elapsed().as_micros() as u64;
                 r.error = Some(format!(
                     "{origin}: field executionWitness: does not verify against the pre-state root {}: {e}",
-                    to_hex(&r.pre_root)
+                    to_hex(&pre_root)
                 ));
                 return Ok(Step::Mismatch(r));
             }
@@ -307,23 +421,37 @@ impl<'a> Replayer<'a> {
             return Ok(Step::Mismatch(r));
         }
         let t = Instant::now();
-        let meta: Vec<(&[u8], &[u8])> = self
+        let root_key = meta::root_key(b.number);
+        let mut meta: Vec<(&[u8], &[u8])> = self
             .meta
             .iter()
             .map(|(k, v)| (k.as_slice(), v.as_slice()))
             .collect();
+        meta.push((&root_key, &post));
+        let backfill = self.backfill.map(|(h, root)| (meta::root_key(h), root));
+        if let Some((k, root)) = &backfill {
+            meta.push((k, root));
+        }
         self.state.persist(b.number, &meta)?;
+        self.persisted_root = post;
+        self.backfill = None;
         r.write_us = t.elapsed().as_micros() as u64;
         r.ok = true;
         self.totals.add(&r);
         Ok(Step::Applied(r))
     }
 
-    /// Records the state's final height and root in the totals (also when nothing was
-    /// replayed).
+    /// Records the state's final height and the root at that height in the totals (also
+    /// when nothing was replayed): the persisted root, also after a block that failed.
     pub fn finish(&mut self) {
-        self.totals.root = Some(self.state.root());
+        self.totals.root = Some(self.persisted_root);
         self.totals.height = self.state.height();
+        if self.totals.unchecked > 0 {
+            warn!(
+                "{} of the {} blocks skipped were not checked: the datadir records no root at their heights (it was written before roots were recorded per height)",
+                self.totals.unchecked, self.totals.skipped
+            );
+        }
     }
 
     /// The summary object.
@@ -333,6 +461,7 @@ impl<'a> Replayer<'a> {
             "summary": true,
             "blocks": t.blocks,
             "skipped": t.skipped,
+            "unchecked": t.unchecked,
             "height": t.height,
             "root": t.root.map(|r| to_hex(&r)),
             "keys_read": t.keys_read,
@@ -354,9 +483,14 @@ impl<'a> Replayer<'a> {
         let t = &self.totals;
         let ms = |us: u64| us as f64 / 1e3;
         format!(
-            "replayed {} blocks ({} skipped) to height {} root {} in {seconds:.2} s: {:.1} blocks/s, {:.0} updates/s; decode {:.0} ms, verify {:.0} ms, apply {:.0} ms, commit {:.0} ms, write {:.0} ms",
+            "replayed {} blocks ({} skipped{}) to height {} root {} in {seconds:.2} s: {:.1} blocks/s, {:.0} updates/s; decode {:.0} ms, verify {:.0} ms, apply {:.0} ms, commit {:.0} ms, write {:.0} ms",
             t.blocks,
             t.skipped,
+            if t.unchecked > 0 {
+                format!(", {} of them unchecked: no root recorded at their height", t.unchecked)
+            } else {
+                String::new()
+            },
             t.height.map(|h| h.to_string()).unwrap_or_else(|| "-".into()),
             t.root.map(|r| to_hex(&r)).unwrap_or_else(|| "-".into()),
             t.blocks as f64 / seconds.max(1e-9),

@@ -63,7 +63,7 @@ pub fn replay_into(
         writeln!(out, "{line}")?;
     }
     let meta = block_meta(spec, &genesis.root);
-    let mut replayer = Replayer::new(state, spec.chain, spec.layout.into(), meta);
+    let mut replayer = Replayer::new(state, spec.chain, spec.layout.into(), meta)?;
     let mut progress = Progress::new("replay", None);
     let mut outcome = Outcome::Ok;
     for block in ExportReader::new(blocks) {

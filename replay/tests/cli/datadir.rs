@@ -1,7 +1,7 @@
 //! Datadirs: `genesis --datadir`, resume, kill -9 at random moments, refusal of a datadir
 //! made for another chain or layout, nothing written for a failed block, `prove`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::common::{chain_blocks, chain_file, devnet6_genesis, fverkle, json_lines, show};
@@ -67,6 +67,7 @@ fn resume_skips_applied_blocks_and_refuses_other_chains() {
     let s = summary(&out);
     assert_eq!(s["skipped"], 30);
     assert_eq!(s["height"], 31);
+    assert_eq!(s["root"], blocks[30]["stateRoot"]);
 
     // Resume over the whole chain: 31 skipped, the rest applied, the chain's final root.
     let out = replay(&dd, "kaustinen6", "legacy", &chain_file());
@@ -365,4 +366,367 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
         bytes::Bytes::from(std::fs::read(&pf).unwrap())
     )
     .is_err());
+}
+
+/// A synthetic chain from `fverkle gen`: its export, genesis and blocks.
+struct Synthetic {
+    genesis: PathBuf,
+    blocks: Vec<serde_json::Value>,
+}
+
+fn synthetic(dir: &Path, name: &str, seed: &str, blocks: &str) -> Synthetic {
+    let out_path = dir.join(name);
+    let out = fverkle()
+        .args([
+            "--json",
+            "gen",
+            "--blocks",
+            blocks,
+            "--updates",
+            "40",
+            "--accounts",
+            "400",
+            "--seed",
+            seed,
+            "--out",
+        ])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let summary = json_lines(&out).remove(0);
+    let text = std::fs::read_to_string(&out_path).unwrap();
+    let blocks: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        blocks.last().unwrap()["stateRoot"].as_str(),
+        summary["root"].as_str()
+    );
+    Synthetic {
+        genesis: PathBuf::from(summary["genesis"].as_str().unwrap()),
+        blocks,
+    }
+}
+
+fn replay_synthetic(dd: &Path, mode: &str, genesis: &Path, blocks: &Path) -> std::process::Output {
+    fverkle()
+        .args(["--json", "replay", "--layout", "eip6800", "--mode", mode])
+        .arg("--genesis")
+        .arg(genesis)
+        .arg("--datadir")
+        .arg(dd)
+        .arg(blocks)
+        .output()
+        .unwrap()
+}
+
+/// The block report that failed.
+fn failed(out: &std::process::Output) -> serde_json::Value {
+    json_lines(out)
+        .into_iter()
+        .find(|l| l["ok"] == false)
+        .unwrap_or_else(|| panic!("no failed block: {}", show(out)))
+}
+
+#[test]
+fn resumed_blocks_are_checked_against_the_roots_recorded_per_height() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = synthetic(dir.path(), "a.jsonl", "1", "6");
+    let b = synthetic(dir.path(), "b.jsonl", "2", "6");
+    assert_ne!(a.blocks[0]["stateRoot"], b.blocks[0]["stateRoot"]);
+    for mode in ["single", "fractional"] {
+        let dd = dir.path().join(format!("dd-{mode}"));
+        let a4 = dir.path().join("a4.json");
+        write_blocks(&a4, &a.blocks[..4]);
+        let out = replay_synthetic(&dd, mode, &a.genesis, &a4);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
+        assert_eq!(summary(&out)["height"], 4);
+
+        // Another chain's blocks 1..4: a verdict at block 1, whose parent root is another
+        // genesis root.
+        let b4 = dir.path().join("b4.json");
+        write_blocks(&b4, &b.blocks[..4]);
+        let out = replay_synthetic(&dd, mode, &a.genesis, &b4);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", show(&out));
+        let r = failed(&out);
+        assert_eq!(r["number"], 1, "{mode}");
+        let err = r["error"].as_str().unwrap();
+        assert!(
+            err.contains("b4.json: blocks[0]: block 1: field parentStateRoot")
+                && err.contains(b.blocks[0]["parentStateRoot"].as_str().unwrap())
+                && err.contains(a.blocks[0]["parentStateRoot"].as_str().unwrap()),
+            "{mode}: {err}"
+        );
+
+        // Without parent roots, each block's own root is checked: block 1 names both roots.
+        let mut bare = b.blocks[..4].to_vec();
+        for blk in &mut bare {
+            blk.as_object_mut().unwrap().remove("parentStateRoot");
+        }
+        let bf = dir.path().join("b4-bare.json");
+        write_blocks(&bf, &bare);
+        let out = replay_synthetic(&dd, mode, &a.genesis, &bf);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", show(&out));
+        let r = failed(&out);
+        assert_eq!(r["number"], 1, "{mode}");
+        let err = r["error"].as_str().unwrap();
+        assert!(
+            err.contains("block 1: field stateRoot")
+                && err.contains(b.blocks[0]["stateRoot"].as_str().unwrap())
+                && err.contains(a.blocks[0]["stateRoot"].as_str().unwrap()),
+            "{mode}: {err}"
+        );
+        let s = summary(&out);
+        assert_eq!(s["skipped"], 0, "{mode}");
+        assert_eq!(s["height"], 4, "{mode}");
+
+        // Chain A with block 3's root replaced: blocks 1 and 2 pass, block 3 is named.
+        let mut forged = a.blocks[..4].to_vec();
+        forged[2]["stateRoot"] = b.blocks[2]["stateRoot"].clone();
+        let ff = dir.path().join("forged.json");
+        write_blocks(&ff, &forged);
+        let out = replay_synthetic(&dd, mode, &a.genesis, &ff);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", show(&out));
+        let r = failed(&out);
+        assert_eq!(r["number"], 3, "{mode}");
+        assert!(
+            r["error"].as_str().unwrap().contains("field stateRoot"),
+            "{mode}: {r}"
+        );
+        assert_eq!(summary(&out)["skipped"], 2, "{mode}");
+
+        // The chain itself: 4 checked and skipped, 2 applied.
+        let out = replay_synthetic(&dd, mode, &a.genesis, &dir.path().join("a.jsonl"));
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
+        let s = summary(&out);
+        assert_eq!(s["skipped"], 4, "{mode}");
+        assert_eq!(s["unchecked"], 0, "{mode}");
+        assert_eq!(s["blocks"], 2, "{mode}");
+        assert_eq!(s["root"], a.blocks[5]["stateRoot"], "{mode}");
+    }
+}
+
+#[test]
+fn after_a_mismatch_the_summary_reports_the_persisted_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = synthetic(dir.path(), "a.jsonl", "3", "6");
+    for mode in ["single", "fractional"] {
+        let dd = dir.path().join(format!("dd-{mode}"));
+        // Block 5 claims block 6's root: blocks 1..4 are written, block 5 is not.
+        let mut bad = a.blocks.clone();
+        bad[4]["stateRoot"] = a.blocks[5]["stateRoot"].clone();
+        let badf = dir.path().join("bad.json");
+        write_blocks(&badf, &bad);
+        let out = replay_synthetic(&dd, mode, &a.genesis, &badf);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", show(&out));
+        let r = failed(&out);
+        assert_eq!(r["number"], 5, "{mode}");
+        assert_ne!(r["post_root"], a.blocks[3]["stateRoot"], "{mode}");
+        let s = summary(&out);
+        assert_eq!(s["height"], 4, "{mode}");
+        assert_eq!(s["root"], a.blocks[3]["stateRoot"], "{mode}: {s}");
+
+        // Reopened, the datadir holds that height and root.
+        let a4 = dir.path().join("a4.json");
+        write_blocks(&a4, &a.blocks[..4]);
+        let out = replay_synthetic(&dd, mode, &a.genesis, &a4);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
+        let again = summary(&out);
+        assert_eq!(again["blocks"], 0, "{mode}");
+        assert_eq!(again["skipped"], 4, "{mode}");
+        assert_eq!(again["height"], s["height"], "{mode}");
+        assert_eq!(again["root"], s["root"], "{mode}");
+    }
+}
+
+#[test]
+fn a_datadir_without_per_height_roots_reports_its_skipped_blocks_unchecked() {
+    use verkle::keys::{Layout, TreeKey, Value};
+    let dir = tempfile::tempdir().unwrap();
+    let a = synthetic(dir.path(), "a.jsonl", "4", "6");
+    // A datadir at height 4 as a replay writes it without per-height roots: nodes, height
+    // and the chain, layout, mode and genesis root meta.
+    let dd = dir.path().join("dd");
+    {
+        let store = verkle::store::RocksStore::open(&dd).unwrap();
+        let mut tree = verkle::Tree::open(store).unwrap();
+        let text = std::fs::read_to_string(&a.genesis).unwrap();
+        let leaves = verkle::genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
+        tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
+            .unwrap();
+        let genesis_root = tree.root_bytes();
+        assert_eq!(
+            Some(hex_root(&genesis_root).as_str()),
+            a.blocks[0]["parentStateRoot"].as_str()
+        );
+        let meta: [(&[u8], &[u8]); 4] = [
+            (b"fverkle/chain", b"none"),
+            (b"fverkle/layout", b"eip6800"),
+            (b"fverkle/mode", b"single"),
+            (b"fverkle/genesis_root", &genesis_root),
+        ];
+        tree.persist_with(0, &meta).unwrap();
+        let bytes32 = |v: &serde_json::Value| -> [u8; 32] {
+            hex::decode(&v.as_str().unwrap()[2..])
+                .unwrap()
+                .try_into()
+                .unwrap()
+        };
+        for (i, blk) in a.blocks[..4].iter().enumerate() {
+            let mut writes: Vec<(TreeKey, Option<Value>)> = Vec::new();
+            for s in blk["executionWitness"]["stateDiff"].as_array().unwrap() {
+                let stem = hex::decode(&s["stem"].as_str().unwrap()[2..]).unwrap();
+                for d in s["suffixDiffs"].as_array().unwrap() {
+                    if d["newValue"].is_null() {
+                        continue;
+                    }
+                    let mut key = [0u8; 32];
+                    key[..31].copy_from_slice(&stem);
+                    key[31] = d["suffix"].as_u64().unwrap() as u8;
+                    writes.push((key, Some(bytes32(&d["newValue"]))));
+                }
+            }
+            tree.apply(writes).unwrap();
+            assert_eq!(tree.root_bytes(), bytes32(&blk["stateRoot"]));
+            tree.persist_with(i as u64 + 1, &meta).unwrap();
+        }
+    }
+    let copy = dir.path().join("dd-copy");
+    copy_dir(&dd, &copy);
+    // Blocks 1..3 have no recorded root (block 4's is the state's own); they are counted.
+    let out = replay_synthetic(&dd, "single", &a.genesis, &dir.path().join("a.jsonl"));
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let s = summary(&out);
+    assert_eq!(s["skipped"], 4);
+    assert_eq!(s["unchecked"], 3);
+    assert_eq!(s["blocks"], 2);
+    assert_eq!(s["root"], a.blocks[5]["stateRoot"]);
+    // The run recorded block 4's root beside block 5's: blocks 1..3 stay unchecked. The
+    // text summary says so too.
+    let out = fverkle()
+        .args(["replay", "--layout", "eip6800", "--genesis"])
+        .arg(&a.genesis)
+        .arg("--datadir")
+        .arg(&dd)
+        .arg(dir.path().join("a.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("(6 skipped, 3 of them unchecked"),
+        "{}",
+        show(&out)
+    );
+    // The state's own height is checked without a recorded root: a forged block 4.
+    let mut forged = a.blocks[..4].to_vec();
+    forged[3]["stateRoot"] = a.blocks[4]["stateRoot"].clone();
+    let ff = dir.path().join("forged.json");
+    write_blocks(&ff, &forged);
+    let out = replay_synthetic(&copy, "single", &a.genesis, &ff);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let r = failed(&out);
+    assert_eq!(r["number"], 4);
+    assert!(
+        r["error"].as_str().unwrap().contains("field stateRoot"),
+        "{r}"
+    );
+    let s = summary(&out);
+    assert_eq!(s["skipped"], 3);
+    assert_eq!(s["unchecked"], 3);
+}
+
+/// Copies a closed datadir (a flat RocksDB directory).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        assert!(e.file_type().unwrap().is_file(), "{}", e.path().display());
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+fn hex_root(r: &[u8; 32]) -> String {
+    format!("0x{}", hex::encode(r))
+}
+
+#[test]
+fn a_genesis_stopped_part_way_keeps_its_tree_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    // More leaves than one write of the genesis import holds, then an account that does
+    // not parse: the import stops after it has written nodes.
+    let accounts = 110_000u64;
+    let mut alloc = serde_json::Map::new();
+    for i in 0..accounts {
+        let mut a = [0u8; 20];
+        a[12..].copy_from_slice(&i.to_be_bytes());
+        let balance = if i + 1 == accounts {
+            "0xnope".to_owned()
+        } else {
+            format!("0x{:x}", i + 1)
+        };
+        alloc.insert(hex::encode(a), serde_json::json!({ "balance": balance }));
+    }
+    let bad = dir.path().join("bad-genesis.json");
+    std::fs::write(&bad, serde_json::json!({ "alloc": alloc }).to_string()).unwrap();
+    let dd = dir.path().join("dd");
+    let out = fverkle()
+        .args(["genesis", "--layout", "legacy", "--datadir"])
+        .arg(&dd)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stopped part-way"), "{err}");
+
+    let none = dir.path().join("none.json");
+    write_blocks(&none, &[]);
+    let reopen = |dd: &Path, mode: &str| {
+        fverkle()
+            .args(["replay", "--layout", "legacy", "--mode", mode, "--genesis"])
+            .arg(devnet6_genesis())
+            .arg("--datadir")
+            .arg(dd)
+            .arg(&none)
+            .output()
+            .unwrap()
+    };
+    // As a sharded tree it is refused, naming the mode it holds.
+    let out = reopen(&dd, "fractional");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fverkle/mode") && err.contains("single tree, not fractional"),
+        "{err}"
+    );
+    // As a single tree it is named interrupted.
+    let out = reopen(&dd, "single");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("interrupted genesis import"),
+        "{}",
+        show(&out)
+    );
+
+    // A finished genesis datadir is refused in the other mode too.
+    let dd2 = dir.path().join("dd2");
+    let out = fverkle()
+        .args(["genesis", "--layout", "legacy", "--datadir"])
+        .arg(&dd2)
+        .arg(devnet6_genesis())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = reopen(&dd2, "fractional");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("fverkle/mode"),
+        "{}",
+        show(&out)
+    );
+    let out = reopen(&dd2, "single");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }

@@ -89,11 +89,16 @@ fn without_the_chain_rule_block_1_mismatches_with_exit_1() {
         err.contains("first3.json") && err.contains("block 1") && err.contains("stateRoot"),
         "{err}"
     );
-    // The run stopped there.
+    // The run stopped there, at the genesis: the summary's root is the genesis root, not
+    // the failed block's.
     assert_eq!(
         lines.iter().filter(|l| l.get("number").is_some()).count(),
         1
     );
+    assert_ne!(first["post_root"], first["pre_root"]);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["height"], 0);
+    assert_eq!(summary["root"], chain_blocks()[0]["parentStateRoot"]);
 }
 
 #[test]
