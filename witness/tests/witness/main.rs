@@ -7,6 +7,8 @@ mod alloc;
 mod canonical;
 mod common;
 mod json_variants;
+mod mutants;
+mod mutate;
 mod props;
 mod vectors;
 mod verify;
