@@ -44,6 +44,8 @@ pub struct ExportedBlock {
 
 /// Reads the blocks of several export files in order, lazily.
 pub struct ExportReader {
+    /// An export held in memory, read before the files: its name and its reader.
+    pending: Option<(String, Box<dyn BufRead>)>,
     files: std::collections::VecDeque<PathBuf>,
     current: Option<FileBlocks>,
 }
@@ -69,7 +71,17 @@ impl ExportReader {
     /// A reader over `files`, in order (`-` is stdin).
     pub fn new(files: &[PathBuf]) -> ExportReader {
         ExportReader {
+            pending: None,
             files: files.iter().cloned().collect(),
+            current: None,
+        }
+    }
+
+    /// A reader over one export held in memory; `name` stands for the file in messages.
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> ExportReader {
+        ExportReader {
+            pending: Some((name.to_owned(), Box::new(std::io::Cursor::new(bytes)))),
+            files: std::collections::VecDeque::new(),
             current: None,
         }
     }
@@ -85,8 +97,11 @@ fn open(path: &Path) -> Result<Box<dyn BufRead>> {
 
 /// Opens one file and decides its shape from its first line.
 fn start_file(path: &Path) -> Result<FileBlocks> {
-    let name = path.display().to_string();
-    let mut reader = open(path)?;
+    start(path.display().to_string(), open(path)?)
+}
+
+/// Decides the shape of the export `name` read from `reader` from its first line.
+fn start(name: String, mut reader: Box<dyn BufRead>) -> Result<FileBlocks> {
     let mut first = String::new();
     let mut line = 0usize;
     // Skip blank leading lines.
@@ -155,8 +170,11 @@ impl Iterator for ExportReader {
     fn next(&mut self) -> Option<Result<ExportedBlock>> {
         loop {
             let Some(cur) = self.current.as_mut() else {
-                let path = self.files.pop_front()?;
-                match start_file(&path) {
+                let started = match self.pending.take() {
+                    Some((name, reader)) => start(name, reader),
+                    None => start_file(&self.files.pop_front()?),
+                };
+                match started {
                     Ok(f) => self.current = Some(f),
                     Err(e) => return Some(Err(e)),
                 }

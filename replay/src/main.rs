@@ -11,8 +11,6 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod datadir;
-mod export;
-mod hexarg;
 mod outcome;
 mod progress;
 mod replayer;
@@ -21,6 +19,7 @@ mod state;
 mod synth;
 
 use outcome::Outcome;
+use replay::{export, hexarg};
 
 /// Stateless verifier with a fractional Verkle tree core.
 #[derive(Parser, Debug)]

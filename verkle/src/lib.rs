@@ -16,14 +16,17 @@
 //!   [`keys::chunkify_code`], and the two account layouts ([`keys::Layout`]).
 //! - [`tree`]: insert / get / delete / batch apply, `commit()` to the root commitment.
 //! - [`store`]: the [`store::NodeStore`] trait (nodes keyed by their path from the root), the
-//!   in-memory store and the RocksDB store ([`store::RocksStore`]: one atomic write batch
-//!   per persist, with the root and block height); a bounded node cache ([`TreeConfig`]).
+//!   in-memory store and the RocksDB store (`store::RocksStore`, default feature `rocksdb`:
+//!   one atomic write batch per persist, with the root and block height); a bounded node
+//!   cache ([`TreeConfig`]).
 //! - [`proof`]: [`Tree::prove`] — the state diff and Verkle proof of an execution witness,
 //!   byte-identical to go-verkle's.
 //! - [`genesis`]: importing a geth genesis `alloc` or `tree_key,value` CSV files.
+//! - [`fuzz`]: the bodies of the `genesis` and `store_record` fuzz targets.
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod fuzz;
 pub mod genesis;
 pub mod keys;
 pub mod proof;

@@ -1,9 +1,16 @@
 //! Bodies of the `witness/fuzz` targets, also run by this crate's property tests.
 //!
 //! Each takes arbitrary bytes and must never panic except on a broken invariant of this
-//! crate (which is what the assertions below state).
+//! crate (which is what the assertions below state). The targets: [`ssz`], [`json`],
+//! [`verify`] (`root ‖ SSZ witness`) and [`fractional`] (`coordinator root ‖ proof`).
 
-use crate::{check_canonical, ExecutionWitness};
+use bytes::Bytes;
+
+use crate::fractional::{
+    FractionalProof, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
+    OwnedShardEntry,
+};
+use crate::{check_canonical, verify_fractional, ExecutionWitness, VerifyError};
 
 /// Decodes `data` as SSZ; when it decodes, checks that it is canonical (re-encoding gives
 /// the same bytes), that JSON written from it reads back to the same witness, and exercises
@@ -56,6 +63,117 @@ pub fn json(data: &[u8]) {
         Some(&w),
         "SSZ round trip changed the witness"
     );
+}
+
+/// Splits `32-byte root ‖ rest`; `None` when `data` is shorter than the root.
+fn root_and_rest(data: &[u8]) -> Option<([u8; 32], &[u8])> {
+    let (root, rest) = data.split_at_checked(32)?;
+    Some((root.try_into().ok()?, rest))
+}
+
+/// Reads `data` as a 32-byte pre-state root followed by an SSZ witness; when it decodes,
+/// verifies it against the root, and when that succeeds, computes the post-state root.
+/// `Some` when it verified.
+///
+/// # Panics
+/// Only if an invariant of a verified witness breaks: its pre-state root is the one given,
+/// it proves every key of the state diff (in order, each found by
+/// [`VerifiedWitness::current_value`](crate::VerifiedWitness::current_value)), verifying
+/// again gives the same result, and its post-state root can be computed.
+pub fn verify(data: &[u8]) -> Option<()> {
+    let (root, ssz) = root_and_rest(data)?;
+    let w = ExecutionWitness::from_ssz_slice(ssz).ok()?;
+    let v = match crate::verify(&root, &w) {
+        Ok(v) => v,
+        Err(e) => {
+            // A canonical-form error from `verify` is the one `check_canonical` reports.
+            if let VerifyError::NotCanonical(c) = &e {
+                assert_eq!(check_canonical(&w).err().as_ref(), Some(c));
+            }
+            return None;
+        }
+    };
+    assert_eq!(v.pre_state_root(), &root);
+    assert_eq!(v.keys().len(), w.state_diff().suffix_diff_count());
+    assert_eq!(v.stems().len(), w.state_diff().len());
+    for k in v.keys() {
+        assert_eq!(
+            v.current_value(&k.key()),
+            Some(k.current_value.as_ref()),
+            "a proven key is found by its own key"
+        );
+    }
+    let again = crate::verify(&root, &w).map(|a| (a.keys().to_vec(), a.opening_count()));
+    assert_eq!(again, Ok((v.keys().to_vec(), v.opening_count())));
+    let post = v.post_state_root();
+    assert!(
+        post.is_ok(),
+        "a verified witness has a post-state root: {post:?}"
+    );
+    Some(())
+}
+
+/// Reads `data` as a 32-byte coordinator root followed by a fractional proof; when it
+/// decodes, checks that it is canonical (rebuilt from its views, it encodes to the same
+/// bytes) and verifies it against the root. `Some` when it verified.
+///
+/// # Panics
+/// Only if one of those invariants breaks, or a verified proof's keys are not ascending
+/// or not found by [`VerifiedFractional::current_value`](crate::VerifiedFractional::current_value).
+pub fn fractional(data: &[u8]) -> Option<()> {
+    let (root, rest) = root_and_rest(data)?;
+    let proof = FractionalProof::from_bytes(Bytes::copy_from_slice(rest)).ok()?;
+    assert_eq!(
+        owned_fractional(&proof).to_bytes(),
+        rest,
+        "decode then encode must give back the input bytes"
+    );
+    let v = verify_fractional(&root, &proof).ok()?;
+    assert_eq!(usize::from(v.depth()), usize::from(proof.depth()));
+    for pair in v.keys().windows(2) {
+        assert!(pair[0].key() < pair[1].key(), "keys ascending");
+    }
+    for k in v.keys() {
+        assert_eq!(v.current_value(&k.key()), Some(k.current_value.as_ref()));
+    }
+    Some(())
+}
+
+/// The owned form of a decoded fractional proof, read through its views.
+fn owned_fractional(p: &FractionalProof) -> OwnedFractionalProof {
+    let shards = p
+        .shards
+        .iter()
+        .enumerate()
+        .map(|(i, s)| OwnedShardEntry {
+            index: s.index,
+            commitment: p.shard(i).map(|(_, c)| *c).unwrap_or_default(),
+            stems: (s.first_stem..s.first_stem + s.stem_count)
+                .filter_map(|k| {
+                    let (stem, ext) = p.stem(k)?;
+                    Some(OwnedFractionalStem {
+                        stem: *stem,
+                        ext,
+                        suffixes: p
+                            .suffixes(k)
+                            .map(|(suffix, v)| OwnedFractionalSuffix {
+                                suffix,
+                                current_value: v.copied(),
+                            })
+                            .collect(),
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    OwnedFractionalProof {
+        depth: p.depth(),
+        shards,
+        siblings: p.siblings().copied().collect(),
+        other_stems: p.other_stems().copied().collect(),
+        commitments: p.commitments().copied().collect(),
+        multiproof: *p.multiproof(),
+    }
 }
 
 /// Touches every view, so a bad index table would show.

@@ -1,5 +1,5 @@
 //! Node storage: the [`NodeStore`] trait, node paths, write batches, [`MemoryStore`] and
-//! [`RocksStore`].
+//! (with the default `rocksdb` feature) `RocksStore`.
 //!
 //! A node is stored under its **path**: the bytes of the stem prefix that lead to it from
 //! the root (the root's path is empty; a leaf's path is `stem[..depth]`). Paths are at most
@@ -13,9 +13,11 @@
 //! ([`META_HEIGHT`]), and whatever the caller adds (chain or layout identifiers).
 
 mod record;
+#[cfg(feature = "rocksdb")]
 mod rocks;
 
 pub use record::{NodeKind, RecordError, StoredChild, StoredInternal, StoredLeaf, StoredNode};
+#[cfg(feature = "rocksdb")]
 pub use rocks::{RocksConfig, RocksError, RocksStore};
 
 /// Meta key of the root commitment (32 bytes, compressed) as of the last write.
@@ -142,7 +144,7 @@ impl NodeBatch {
 
 /// Where a tree keeps its nodes.
 ///
-/// Implementations: [`MemoryStore`] and [`RocksStore`] (one RocksDB `WriteBatch` per
+/// Implementations: [`MemoryStore`] and `RocksStore` (one RocksDB `WriteBatch` per
 /// [`NodeStore::write`]).
 pub trait NodeStore {
     /// The store's own failure (I/O, corruption reported by the backend).
@@ -152,7 +154,7 @@ pub trait NodeStore {
     fn get(&self, path: &NodePath) -> Result<Option<Vec<u8>>, Self::Error>;
 
     /// The records at `paths`, in order. The default reads them one by one; a backend that
-    /// can read many keys in one call ([`RocksStore`]) overrides it.
+    /// can read many keys in one call (`RocksStore`) overrides it.
     fn get_many(&self, paths: &[NodePath]) -> Vec<Result<Option<Vec<u8>>, Self::Error>> {
         paths.iter().map(|p| self.get(p)).collect()
     }

@@ -9,6 +9,8 @@ mod canonical;
 mod common;
 mod hostile_json;
 mod json_variants;
+mod mutants;
+mod mutate;
 mod props;
 mod vectors;
 mod verify;

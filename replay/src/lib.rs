@@ -1,0 +1,19 @@
+//! The parts of the `fverkle` binary that other packages use: the block-export reader
+//! ([`export`]), its hex helpers ([`hexarg`]) and the body of the `block_export` fuzz target
+//! ([`fuzz`]). The binary itself (`src/main.rs`, feature `cli`, on by default) is built on
+//! them.
+//!
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! for block in replay::export::ExportReader::new(&["blocks.jsonl".into()]) {
+//!     let block = block?;
+//!     println!("{} {}", block.number, replay::hexarg::to_hex(&block.state_root));
+//! }
+//! # Ok(())
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod export;
+pub mod fuzz;
+pub mod hexarg;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Fuzzes every target of witness/fuzz for SECONDS each (default 60), one after the other, and
+# prints each target's executions. Installs what it needs: the nightly toolchain (minimal
+# profile) and cargo-fuzz (pinned). Seeds are written from ../shared/vectors ($FVERKLE_VECTORS)
+# and vectors/suite into witness/fuzz/seeds/<target>; the growing corpus is
+# witness/fuzz/corpus/<target> and crashes land in witness/fuzz/artifacts/<target>/ (all
+# three ignored by git).
+#   scripts/fuzz.sh [SECONDS]
+#   FUZZ_TARGETS="verify genesis"  only these targets
+#   FUZZ_SANITIZER=none            no AddressSanitizer (faster; the default is address)
+#   FUZZ_JOBS=N                    N fuzzing processes per target (default 1)
+#   FVERKLE_FUZZ_TARGET_DIR=DIR    build directory (default ~/.cache/fverkle-target-fuzz-nightly)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-60}"
+CARGO_FUZZ_VERSION=0.13.2
+vectors="${FVERKLE_VECTORS:-$(pwd)/../shared/vectors}"
+read -ra targets <<< "${FUZZ_TARGETS:-decode_ssz decode_json verify fractional genesis store_record block_export}"
+sanitizer="${FUZZ_SANITIZER:-address}"
+jobs="${FUZZ_JOBS:-1}"
+target_dir="${FVERKLE_FUZZ_TARGET_DIR:-$HOME/.cache/fverkle-target-fuzz-nightly}"
+fuzz_dir=witness/fuzz
+
+rustup toolchain install nightly --profile minimal >&2
+if ! cargo fuzz --version 2>/dev/null | grep -qF "$CARGO_FUZZ_VERSION"; then
+  cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" >&2
+fi
+
+# Seeds: written fresh each run from the vectors (read in place, never copied into git).
+rm -rf "$fuzz_dir/seeds"
+CARGO_TARGET_DIR="$target_dir/stable" cargo run --release --quiet \
+  --manifest-path "$fuzz_dir/Cargo.toml" --example seeds -- \
+  "$vectors" "$(pwd)/vectors/suite" "$fuzz_dir/seeds" >&2
+
+summary=()
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "$fuzz_dir/corpus/$t" "$fuzz_dir/artifacts/$t"
+  log="$fuzz_dir/artifacts/$t/fuzz.log"
+  echo "== $t: $secs s" >&2
+  set +e
+  (cd "$fuzz_dir/.." && cargo +nightly fuzz run --release --sanitizer "$sanitizer" \
+    --target-dir "$target_dir" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+    -max_total_time="$secs" -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
+    -artifact_prefix="fuzz/artifacts/$t/") >"$log" 2>&1
+  rc=$?
+  set -e
+  # Executions: libFuzzer's final stats (summed over jobs).
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" witness/fuzz-*.log 2>/dev/null \
+    | awk '{s += $1} END {print s + 0}')
+  # With -jobs, libFuzzer writes one log per job in the directory it runs in.
+  if [ "$jobs" -gt 1 ]; then cat witness/fuzz-*.log >>"$log" 2>/dev/null || true; rm -f witness/fuzz-*.log; fi
+  corpus=$(find "$fuzz_dir/corpus/$t" -type f | wc -l)
+  if [ "$rc" -ne 0 ]; then
+    status=1
+    crash=$(find "$fuzz_dir/artifacts/$t" -type f ! -name fuzz.log | head -1)
+    line="$t: FAILED (exit $rc) after $runs executions; input ${crash:-?}; log $log"
+    tail -40 "$log" >&2
+  else
+    line="$t: $runs executions in $secs s ($((runs / (secs > 0 ? secs : 1)))/s), corpus $corpus files"
+  fi
+  echo "$line" >&2
+  summary+=("$line")
+done
+echo "fuzz.sh: $secs s per target, sanitizer $sanitizer, $jobs job(s), $(lscpu | sed -n 's/^Model name: *//p')"
+printf '%s\n' "${summary[@]}"
+exit "$status"
