@@ -404,16 +404,75 @@ fn witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> 
         verified.as_ref().map(|_| ()).map_err(verify_rule),
         &expect,
     )?;
-    if let (Ok(v), Some(out)) = (verified, output(&expect, &input.at)?) {
-        let post = out.get("post_state_root")?;
-        let got = v
-            .post_state_root()
-            .map_err(|e| VectorError::field(&post.at, format!("post-state root: {e}")))?;
-        expect_eq(&post.at, hex0x(&got), hex0x(&post.hex_n::<32>()?))?;
-        let openings = out.get("openings")?;
-        expect_eq(&openings.at, v.opening_count() as u64, openings.u64()?)?;
+    let (Ok(v), Some(out)) = (verified, output(&expect, &input.at)?) else {
+        return Ok(());
+    };
+    let post = out.get("post_state_root")?;
+    let got = v
+        .post_state_root()
+        .map_err(|e| VectorError::field(&post.at, format!("post-state root: {e}")))?;
+    expect_eq(&post.at, hex0x(&got), hex0x(&post.hex_n::<32>()?))?;
+    let openings = out.get("openings")?;
+    expect_eq(&openings.at, v.opening_count() as u64, openings.u64()?)?;
+    // Optional: what the verifier reports of unbound absences (§6.6).
+    for (field, count) in [
+        ("unbound_absences", v.unbound_absences()),
+        ("unbound_writes", v.unbound_writes()),
+    ] {
+        if let Some(n) = out.opt(field) {
+            expect_eq(&n.at, count as u64, n.u64()?)?;
+        }
+    }
+    if let Some(keys) = out.opt("keys") {
+        let want = keys.items()?;
+        expect_eq(
+            &format!("{}: number of proven keys", keys.at),
+            v.keys().len(),
+            want.len(),
+        )?;
+        for (k, w) in v.keys().iter().zip(&want) {
+            expect_key(w, k.key(), k.current_value)?;
+            let bound = w.get("bound")?;
+            expect_eq(&bound.at, k.bound, bound.bool()?)?;
+        }
+    }
+    // Not computable from the witness; it must be the computed root when every write is
+    // bound.
+    if let Some(canonical) = out.opt("canonical_post_state_root") {
+        let want = canonical.hex_n::<32>()?;
+        if v.unbound_writes() == 0 {
+            expect_eq(
+                &format!("{}: with no unbound write", canonical.at),
+                hex0x(&got),
+                hex0x(&want),
+            )?;
+        }
     }
     Ok(())
+}
+
+/// Checks one expected `{key, current_value}` entry against a proven key: `current_value`
+/// is required, `null` meaning proven absent.
+fn expect_key(
+    w: &Loc<'_>,
+    key: [u8; 32],
+    current_value: Option<[u8; 32]>,
+) -> Result<(), VectorError> {
+    let k = w.get("key")?;
+    expect_eq(&k.at, hex0x(&key), hex0x(&k.hex_n::<32>()?))?;
+    if w.value.get("current_value").is_none() {
+        return Err(VectorError::field(&w.at, "missing field `current_value`"));
+    }
+    let want = match w.opt("current_value") {
+        Some(cv) => Some(cv.hex_n::<32>()?),
+        None => None,
+    };
+    let show = |v: Option<[u8; 32]>| v.map_or_else(|| "null".to_owned(), |c| hex0x(&c));
+    expect_eq(
+        &format!("{}/current_value", w.at),
+        show(current_value),
+        show(want),
+    )
 }
 
 fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
@@ -438,19 +497,7 @@ fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
         want.len(),
     )?;
     for (got, w) in v.keys().iter().zip(&want) {
-        let k = w.get("key")?;
-        expect_eq(&k.at, hex0x(&got.key()), hex0x(&k.hex_n::<32>()?))?;
-        // `current_value` is required; `null` means proven absent.
-        let cv_at = format!("{}/current_value", w.at);
-        if w.value.get("current_value").is_none() {
-            return Err(VectorError::field(&w.at, "missing field `current_value`"));
-        }
-        let want_value = match w.opt("current_value") {
-            Some(cv) => Some(cv.hex_n::<32>()?),
-            None => None,
-        };
-        let show = |v: Option<[u8; 32]>| v.map_or_else(|| "null".to_owned(), |c| hex0x(&c));
-        expect_eq(&cv_at, show(got.current_value), show(want_value))?;
+        expect_key(w, got.key(), got.current_value)?;
     }
     let shards = out.get("shards")?;
     let want_shards = shards

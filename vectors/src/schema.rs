@@ -238,6 +238,11 @@ pub const RULES: &[Rule] = &[
         summary: "one commitment per proven non-root, non-empty node",
     },
     Rule {
+        id: "structure.identity_commitment",
+        section: "6.1",
+        summary: "no commitment standing for an internal node or a leaf is the identity",
+    },
+    Rule {
         id: "decode.root",
         section: "6.1",
         summary: "the pre-state root decodes as a point",
@@ -448,6 +453,7 @@ pub fn verify_rule(e: &VerifyError) -> &'static str {
         VerifyError::OtherStemOffPath { .. } => "structure.other_stem_off_path",
         VerifyError::OtherStemInStateDiff { .. } => "structure.other_stem_in_state_diff",
         VerifyError::CommitmentCount { .. } => "structure.commitment_count",
+        VerifyError::IdentityCommitment { .. } => "structure.identity_commitment",
         VerifyError::BadRoot(_) => "decode.root",
         VerifyError::BadPoint { .. } => "decode.commitment",
         VerifyError::BadProofPoint { .. } => "proof.point",

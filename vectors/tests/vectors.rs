@@ -218,3 +218,78 @@ fn a_wrong_fractional_case_fails() {
     let err = check_suite_document(&doc, "fractional_invalid.json").unwrap_err();
     assert!(err.to_string().contains(&first_rule), "{err}");
 }
+
+fn case_index(doc: &Value, name: &str) -> usize {
+    doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name}"))
+}
+
+#[test]
+fn a_wrong_unbound_fact_fails() {
+    let doc = suite_doc("witness_valid.json");
+    assert!(check_suite_document(&doc, "witness_valid.json").is_ok());
+    let posing = case_index(&doc, "leaf_posing_as_internal_depth_2");
+    let unbound = case_index(&doc, "absence_under_internal_unbound");
+    assert_eq!(doc["cases"][posing]["output"]["unbound_absences"], 1);
+
+    // A wrong count of unbound absences, and of unbound writes on a seeded case.
+    for (case, field) in [(posing, "unbound_absences"), (0, "unbound_writes")] {
+        let mut wrong = doc.clone();
+        let n = wrong["cases"][case]["output"][field].as_u64().unwrap();
+        wrong["cases"][case]["output"][field] = Value::from(n + 1);
+        let err = check_suite_document(&wrong, "witness_valid.json").unwrap_err();
+        assert!(err.to_string().contains(field), "{err}");
+    }
+
+    // A key's bound flag flipped.
+    let mut wrong = doc.clone();
+    wrong["cases"][unbound]["output"]["keys"][0]["bound"] = Value::from(true);
+    let err = check_suite_document(&wrong, "witness_valid.json").unwrap_err();
+    assert!(err.to_string().contains("keys/0/bound"), "{err}");
+
+    // A key missing from the expected list.
+    let mut wrong = doc.clone();
+    let bound = case_index(&doc, "absence_under_internal_bound");
+    wrong["cases"][bound]["output"]["keys"]
+        .as_array_mut()
+        .unwrap()
+        .pop();
+    let err = check_suite_document(&wrong, "witness_valid.json").unwrap_err();
+    assert!(err.to_string().contains("number of proven keys"), "{err}");
+
+    // With no unbound write the canonical post-state root is the computed one; with one it
+    // cannot be checked from the witness, and the file says they differ.
+    let other = Value::from(format!("0x{}", "11".repeat(32)));
+    let mut wrong = doc.clone();
+    wrong["cases"][unbound]["output"]["canonical_post_state_root"] = other.clone();
+    let err = check_suite_document(&wrong, "witness_valid.json").unwrap_err();
+    assert!(
+        err.to_string().contains("canonical_post_state_root"),
+        "{err}"
+    );
+    let out = &doc["cases"][posing]["output"];
+    assert_ne!(out["canonical_post_state_root"], out["post_state_root"]);
+    let mut unchecked = doc.clone();
+    unchecked["cases"][posing]["output"]["canonical_post_state_root"] = other;
+    assert!(check_suite_document(&unchecked, "witness_valid.json").is_ok());
+}
+
+#[test]
+fn identity_commitment_cases_are_rejected_for_their_rule() {
+    let doc = suite_doc("witness_invalid.json");
+    for name in ["identity_as_internal_node", "identity_as_leaf"] {
+        let i = case_index(&doc, name);
+        assert_eq!(doc["cases"][i]["rule"], "structure.identity_commitment");
+        let mut wrong = doc.clone();
+        wrong["cases"][i]["rule"] = Value::from("proof.rejected");
+        let err = check_suite_document(&wrong, "witness_invalid.json").unwrap_err();
+        assert!(
+            err.to_string().contains("structure.identity_commitment"),
+            "{name}: {err}"
+        );
+    }
+}

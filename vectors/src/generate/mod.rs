@@ -7,6 +7,7 @@
 
 mod crypto;
 mod fractional;
+mod hostile;
 mod witnesses;
 
 use std::path::{Path, PathBuf};

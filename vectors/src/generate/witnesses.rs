@@ -1,5 +1,6 @@
 //! Generated execution witnesses: valid ones proven by `verkle::Tree::prove_with_new_values`
-//! from a seeded tree, and negative ones made by mutating them, each naming the rule broken.
+//! from a seeded tree, and negative ones made by mutating them, each naming the rule broken;
+//! then the hostile constructions of [`super::hostile`].
 
 use std::collections::BTreeMap;
 
@@ -364,16 +365,20 @@ pub(super) fn witness_files() -> Result<Vec<SuiteFile>, VectorError> {
     let mut valid_cases = Vec::new();
     for p in &proven {
         let verified = p.witness.to_witness().map_err(gen_err)?;
-        let openings = witness::verify(&p.pre, &verified)
-            .map_err(gen_err)?
-            .opening_count();
+        let v = witness::verify(&p.pre, &verified).map_err(gen_err)?;
         valid_cases.push(valid(
             p.name,
             p.description,
             json!({"pre_state_root": hex0x(&p.pre), "json": witness_json(&p.witness)?, "ssz": ssz_hex(&p.witness)?}),
-            json!({"post_state_root": hex0x(&p.post), "openings": openings}),
+            json!({
+                "post_state_root": hex0x(&p.post),
+                "openings": v.opening_count(),
+                "unbound_absences": v.unbound_absences(),
+                "unbound_writes": v.unbound_writes(),
+            }),
         ));
     }
+    valid_cases.extend(super::hostile::valid_cases()?);
     let base = |name: &str| {
         proven
             .iter()
@@ -406,17 +411,18 @@ pub(super) fn witness_files() -> Result<Vec<SuiteFile>, VectorError> {
             rule,
         ));
     }
+    invalid_cases.extend(super::hostile::invalid_cases()?);
     Ok(vec![
         suite_file(
             "witness_valid.json",
             Kind::Witness,
-            "Execution witnesses proven from a seeded tree (spec/WIRE.md §6): each verifies against pre_state_root with this many openings, and applying its new values gives post_state_root. `json` and `ssz` are the same witness",
+            "Execution witnesses proven from a seeded tree (spec/WIRE.md §6), then the hostile-prover constructions of §6.6 the format cannot reject: each verifies against pre_state_root with this many openings, with unbound_absences keys (unbound_writes of them written) proven absent through an unbound absence, and applying its new values gives post_state_root. Where given, keys lists every key with its proven value and bound flag, and canonical_post_state_root is the root a full node computes (equal to post_state_root when unbound_writes is 0). `json` and `ssz` are the same witness",
             valid_cases,
         )?,
         suite_file(
             "witness_invalid.json",
             Kind::Witness,
-            "Valid witnesses of witness_valid.json, each mutated to break one rule; a verifier rejects each for that rule",
+            "Valid witnesses of witness_valid.json, each mutated to break one rule, and the identity-commitment constructions of spec/WIRE.md §6.6; a verifier rejects each for that rule",
             invalid_cases,
         )?,
     ])
