@@ -402,7 +402,12 @@ fn draw(corpus: &Corpus, seed: u64) -> Mutant {
         }
         45..=79 => {
             let m = structural_mutant(&mut rng, &b.owned, &corpus.donors);
-            ("structural", m.kind, m.description, Input::Owned(Box::new(m.value)))
+            (
+                "structural",
+                m.kind,
+                m.description,
+                Input::Owned(Box::new(m.value)),
+            )
         }
         80..=95 => {
             let m = json_mutant(&mut rng, &b.json, &b.json_digits);
