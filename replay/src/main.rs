@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod datadir;
+mod eest;
 mod outcome;
 mod progress;
 mod replayer;

@@ -1,10 +1,11 @@
 //! `fverkle replay --genesis GENESIS.json --layout L [--datadir DIR] [--chain C] [--mode M] BLOCKS...`
+//! or `fverkle replay --eest FILE [--test NAME] [--mode M]`.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 
 use crate::cmd::genesis::LayoutArg;
 use crate::datadir::{block_meta, init_genesis, open_state, GenesisSpec, Mode};
@@ -20,24 +21,36 @@ use crate::state::State;
 pub struct Args {
     /// Where the state lives (created when missing; a second run resumes after its last
     /// block). Without it the state is kept in memory for this run only.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "eest")]
     datadir: Option<PathBuf>,
     /// The genesis file (geth genesis with `alloc`, or a bare alloc).
-    #[arg(long)]
-    genesis: PathBuf,
+    #[arg(long, required_unless_present = "eest", conflicts_with = "eest")]
+    genesis: Option<PathBuf>,
     /// Account layout of the chain.
-    #[arg(long, value_enum)]
-    layout: LayoutArg,
+    #[arg(
+        long,
+        value_enum,
+        required_unless_present = "eest",
+        conflicts_with = "eest"
+    )]
+    layout: Option<LayoutArg>,
     /// Named rules of a chain (see README, "Chain rules").
-    #[arg(long, value_enum, default_value = "none")]
+    #[arg(long, value_enum, default_value = "none", conflicts_with = "eest")]
     chain: Chain,
     /// Which tree holds the state.
     #[arg(long, value_enum, default_value = "single")]
     mode: Mode,
     /// Exported block files: `{"blocks": [...]}`, JSON Lines of blocks, or beacon-API block
     /// dumps; `-` reads stdin.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "eest", conflicts_with = "eest")]
     blocks: Vec<PathBuf>,
+    /// An execution-spec-tests blockchain-test file (a map of test names to fixtures, or one
+    /// fixture): replay each test from its `pre` in memory; one result per test.
+    #[arg(long, value_name = "FILE")]
+    eest: Option<PathBuf>,
+    /// With `--eest`: replay only the test of this name.
+    #[arg(long, value_name = "NAME", requires = "eest")]
+    test: Option<String>,
 }
 
 /// Runs a replay of `blocks` onto `state`, printing reports to `out`; shared with `demo`.
@@ -113,6 +126,14 @@ pub fn replay_into(
 
 /// Runs the subcommand.
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    if let Some(file) = &args.eest {
+        return crate::eest::run(file, args.test.as_deref(), args.mode, json, out);
+    }
+    let (Some(genesis), Some(layout)) = (&args.genesis, args.layout) else {
+        return Err(anyhow!(
+            "--genesis and --layout are required without --eest"
+        ));
+    };
     let mut state = open_state(args.datadir.as_deref(), args.mode)?;
     let where_ = args
         .datadir
@@ -120,8 +141,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         .map(|d| d.display().to_string())
         .unwrap_or_else(|| "memory".to_string());
     let spec = GenesisSpec {
-        path: args.genesis.clone(),
-        layout: args.layout,
+        path: genesis.clone(),
+        layout,
         chain: args.chain,
         mode: args.mode,
     };

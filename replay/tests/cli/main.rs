@@ -5,6 +5,7 @@
 
 mod common;
 mod datadir;
+mod eest;
 mod gen;
 mod replay;
 mod strict;
