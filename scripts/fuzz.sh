@@ -21,7 +21,9 @@ jobs="${FUZZ_JOBS:-1}"
 target_dir="${FVERKLE_FUZZ_TARGET_DIR:-$HOME/.cache/fverkle-target-fuzz-nightly}"
 fuzz_dir=witness/fuzz
 
-rustup toolchain install nightly --profile minimal >&2
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal >&2
+fi
 if ! cargo fuzz --version 2>/dev/null | grep -qF "$CARGO_FUZZ_VERSION"; then
   cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" >&2
 fi

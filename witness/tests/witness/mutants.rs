@@ -380,7 +380,7 @@ struct Mutant {
 
 enum Input {
     Ssz(Vec<u8>),
-    Owned(OwnedExecutionWitness),
+    Owned(Box<OwnedExecutionWitness>),
     Json(String),
     Root([u8; 32]),
 }
@@ -402,7 +402,12 @@ fn draw(corpus: &Corpus, seed: u64) -> Mutant {
         }
         45..=79 => {
             let m = structural_mutant(&mut rng, &b.owned, &corpus.donors);
-            ("structural", m.kind, m.description, Input::Owned(m.value))
+            (
+                "structural",
+                m.kind,
+                m.description,
+                Input::Owned(Box::new(m.value)),
+            )
         }
         80..=95 => {
             let m = json_mutant(&mut rng, &b.json, &b.json_digits);
