@@ -73,7 +73,7 @@ use crate::mutate::{
 };
 
 /// Mutants of a default run.
-pub const DEFAULT_MUTANTS: usize = 60_000;
+pub const DEFAULT_MUTANTS: usize = 50_000;
 
 /// The block whose witness omits writes of the block (see `verify.rs`).
 const BLOCK_OMITTING_WRITES: u64 = 1;
@@ -388,8 +388,8 @@ enum Input {
 fn draw(corpus: &Corpus, seed: u64) -> Mutant {
     let mut rng = Rng::new(seed);
     let blocks = &corpus.blocks;
-    // Every block gets the first mutants in turn, then blocks are drawn by weight.
-    let block = if (seed as usize) < 4 * blocks.len() {
+    // Every block gets one of the first mutants, then blocks are drawn by weight.
+    let block = if (seed as usize) < blocks.len() {
         seed as usize % blocks.len()
     } else {
         rng.weighted(&corpus.cumulative)
@@ -882,7 +882,7 @@ fn mutants_fuzz_bodies_run_on_the_seeds() {
             b.number
         );
         let mut rng = Rng::new(b.number);
-        for _ in 0..20 {
+        for _ in 0..4 {
             let m = ssz_mutant(&mut rng, &b.ssz, &b.layout);
             let mut input = b.parent_root.to_vec();
             input.extend_from_slice(&m.value);
