@@ -21,7 +21,9 @@ jobs="${FUZZ_JOBS:-1}"
 target_dir="${FVERKLE_FUZZ_TARGET_DIR:-$HOME/.cache/fverkle-target-fuzz-nightly}"
 fuzz_dir=witness/fuzz
 
-rustup toolchain install nightly --profile minimal >&2
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal >&2
+fi
 if ! cargo fuzz --version 2>/dev/null | grep -qF "$CARGO_FUZZ_VERSION"; then
   cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" >&2
 fi
@@ -39,10 +41,12 @@ for t in "${targets[@]}"; do
   log="$fuzz_dir/artifacts/$t/fuzz.log"
   echo "== $t: $secs s" >&2
   set +e
+  # -jobs (even 1) makes libFuzzer run its jobs as children logging to fuzz-<N>.log.
+  parallel=()
+  if [ "$jobs" -gt 1 ]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
   (cd "$fuzz_dir/.." && cargo +nightly fuzz run --release --sanitizer "$sanitizer" \
     --target-dir "$target_dir" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
-    -max_total_time="$secs" -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
-    -artifact_prefix="fuzz/artifacts/$t/") >"$log" 2>&1
+    -max_total_time="$secs" "${parallel[@]}" -print_final_stats=1) >"$log" 2>&1
   rc=$?
   set -e
   # Executions: libFuzzer's final stats (summed over jobs).

@@ -50,9 +50,11 @@
 //! # Running it
 //!
 //! `cargo test --release -p witness --test witness mutants -- --nocapture` runs
-//! [`DEFAULT_MUTANTS`] mutants and prints a summary line; `FVERKLE_MUTANTS=N` runs seeds
-//! `0..N` (`scripts/mutants.sh N`), `FVERKLE_MUTANT_SEED=S` runs seed `S` alone and prints
-//! it, `FVERKLE_MUTANT_THREADS=T` sets the threads (default: two per core).
+//! [`DEFAULT_MUTANTS`] mutants and prints a summary line. `FVERKLE_MUTANTS=N` runs seeds
+//! `0..N` (`scripts/mutants.sh N`), and from `FIRST` on with `FVERKLE_MUTANTS_FIRST=FIRST`
+//! (`scripts/mutants.sh N FIRST`, to extend a campaign); `FVERKLE_MUTANT_SEED=S` runs seed
+//! `S` alone and prints it; `FVERKLE_MUTANT_THREADS=T` sets the threads (default: two per
+//! core).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -73,7 +75,7 @@ use crate::mutate::{
 };
 
 /// Mutants of a default run.
-pub const DEFAULT_MUTANTS: usize = 60_000;
+pub const DEFAULT_MUTANTS: usize = 50_000;
 
 /// The block whose witness omits writes of the block (see `verify.rs`).
 const BLOCK_OMITTING_WRITES: u64 = 1;
@@ -388,8 +390,8 @@ enum Input {
 fn draw(corpus: &Corpus, seed: u64) -> Mutant {
     let mut rng = Rng::new(seed);
     let blocks = &corpus.blocks;
-    // Every block gets the first mutants in turn, then blocks are drawn by weight.
-    let block = if (seed as usize) < 4 * blocks.len() {
+    // Every block gets one of the first mutants, then blocks are drawn by weight.
+    let block = if (seed as usize) < blocks.len() {
         seed as usize % blocks.len()
     } else {
         rng.weighted(&corpus.cumulative)
@@ -592,8 +594,8 @@ fn run_seed(corpus: &Corpus, seed: u64, stats: &mut Stats) {
     }
 }
 
-/// Runs seeds `0..n` on `threads` threads.
-fn run(corpus: &'static Corpus, n: usize, threads: usize) -> Stats {
+/// Runs seeds `first..first + n` on `threads` threads.
+fn run(corpus: &'static Corpus, first: usize, n: usize, threads: usize) -> Stats {
     const CHUNK: usize = 64;
     let next = AtomicUsize::new(0);
     let merged = Mutex::new(Stats::default());
@@ -607,7 +609,7 @@ fn run(corpus: &'static Corpus, n: usize, threads: usize) -> Stats {
                         break;
                     }
                     for seed in start..(start + CHUNK).min(n) {
-                        run_seed(corpus, seed as u64, &mut stats);
+                        run_seed(corpus, (first + seed) as u64, &mut stats);
                     }
                 }
                 merged.lock().unwrap().merge(stats);
@@ -685,13 +687,14 @@ fn mutants_are_rejected_or_true() {
         return;
     }
     let n = env_usize("FVERKLE_MUTANTS").unwrap_or(DEFAULT_MUTANTS);
+    let first = env_usize("FVERKLE_MUTANTS_FIRST").unwrap_or(0);
     // Two threads per core: `verify` hands its parallel parts to rayon's pool and waits, so
     // one thread per core would leave the cores idle while each thread decodes and judges.
     let threads = env_usize("FVERKLE_MUTANT_THREADS")
         .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
     let start = Instant::now();
-    let mut stats = run(corpus, n, threads);
+    let mut stats = run(corpus, first, n, threads);
     let seconds = start.elapsed().as_secs_f64();
     println!("{}", summary(&stats, seconds, threads));
     stats.failures.sort();
@@ -882,7 +885,7 @@ fn mutants_fuzz_bodies_run_on_the_seeds() {
             b.number
         );
         let mut rng = Rng::new(b.number);
-        for _ in 0..20 {
+        for _ in 0..4 {
             let m = ssz_mutant(&mut rng, &b.ssz, &b.layout);
             let mut input = b.parent_root.to_vec();
             input.extend_from_slice(&m.value);
