@@ -60,6 +60,20 @@ pub struct BlockReport {
 }
 
 impl BlockReport {
+    /// The report of `b` before it is checked: what its export says (origin, number,
+    /// sizes, decode time), nothing else yet.
+    fn of(b: &ExportedBlock) -> BlockReport {
+        BlockReport {
+            origin: b.origin.clone(),
+            number: b.number,
+            stems: b.witness.state_diff().len(),
+            keys_read: b.witness.state_diff().suffix_diff_count(),
+            witness_bytes: b.witness_bytes,
+            decode_us: b.decode_us,
+            ..BlockReport::default()
+        }
+    }
+
     /// The JSON Lines object.
     pub fn to_json(&self) -> serde_json::Value {
         json!({
@@ -266,15 +280,9 @@ impl<'a> Replayer<'a> {
         };
         let verdict = |error: String| {
             Step::Mismatch(BlockReport {
-                origin: b.origin.clone(),
-                number: b.number,
-                stems: b.witness.state_diff().len(),
-                keys_read: b.witness.state_diff().suffix_diff_count(),
-                witness_bytes: b.witness_bytes,
-                decode_us: b.decode_us,
                 pre_root: parent,
                 error: Some(error),
-                ..BlockReport::default()
+                ..BlockReport::of(b)
             })
         };
         let already =
@@ -322,15 +330,7 @@ impl<'a> Replayer<'a> {
                 height + 1
             );
         }
-        let mut r = BlockReport {
-            origin: b.origin.clone(),
-            number: b.number,
-            stems: b.witness.state_diff().len(),
-            keys_read: b.witness.state_diff().suffix_diff_count(),
-            witness_bytes: b.witness_bytes,
-            decode_us: b.decode_us,
-            ..BlockReport::default()
-        };
+        let mut r = BlockReport::of(b);
         let origin = format!("{}: block {}", b.origin, b.number);
         let pre_root = self.state.root();
         r.pre_root = Some(pre_root);

@@ -424,14 +424,8 @@ fn witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> 
         }
     }
     if let Some(keys) = out.opt("keys") {
-        let want = keys.items()?;
-        expect_eq(
-            &format!("{}: number of proven keys", keys.at),
-            v.keys().len(),
-            want.len(),
-        )?;
+        let want = expect_keys(&keys, v.keys().iter().map(|k| (k.key(), k.current_value)))?;
         for (k, w) in v.keys().iter().zip(&want) {
-            expect_key(w, k.key(), k.current_value)?;
             let bound = w.get("bound")?;
             expect_eq(&bound.at, k.bound, bound.bool()?)?;
         }
@@ -453,6 +447,24 @@ fn witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> 
 
 /// Checks one expected `{key, current_value}` entry against a proven key: `current_value`
 /// is required, `null` meaning proven absent.
+/// Checks the expected key list `keys` against the proven `(key, current value)` pairs, in
+/// order and in number; returns the expected entries for further checks.
+fn expect_keys<'a>(
+    keys: &Loc<'a>,
+    proven: impl ExactSizeIterator<Item = ([u8; 32], Option<[u8; 32]>)>,
+) -> Result<Vec<Loc<'a>>, VectorError> {
+    let want = keys.items()?;
+    expect_eq(
+        &format!("{}: number of proven keys", keys.at),
+        proven.len(),
+        want.len(),
+    )?;
+    for ((key, current_value), w) in proven.zip(&want) {
+        expect_key(w, key, current_value)?;
+    }
+    Ok(want)
+}
+
 fn expect_key(
     w: &Loc<'_>,
     key: [u8; 32],
@@ -490,15 +502,7 @@ fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
         return Ok(());
     };
     let keys = out.get("keys")?;
-    let want = keys.items()?;
-    expect_eq(
-        &format!("{}: number of proven keys", keys.at),
-        v.keys().len(),
-        want.len(),
-    )?;
-    for (got, w) in v.keys().iter().zip(&want) {
-        expect_key(w, got.key(), got.current_value)?;
-    }
+    expect_keys(&keys, v.keys().iter().map(|k| (k.key(), k.current_value)))?;
     let shards = out.get("shards")?;
     let want_shards = shards
         .items()?

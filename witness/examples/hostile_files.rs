@@ -12,12 +12,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use banderwagon::Element;
-use witness::hostile::{identity_internal_node, leaf_posing_as_internal};
-use witness::{
-    OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
-    OwnedVerkleProof,
-};
+use witness::hostile::{identity_internal_node, leaf_posing_as_internal, many_commitments};
 
 fn main() {
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
@@ -33,28 +28,7 @@ fn main() {
     }
     std::fs::write(dir.join("roots.txt"), roots).unwrap();
 
-    let g = Element::generator().to_bytes();
-    let bomb = OwnedExecutionWitness {
-        state_diff: vec![OwnedStemStateDiff {
-            stem: [0x42; 31],
-            suffix_diffs: vec![OwnedSuffixStateDiff {
-                suffix: 0,
-                current_value: None,
-                new_value: None,
-            }],
-        }],
-        verkle_proof: OwnedVerkleProof {
-            other_stems: Vec::new(),
-            depth_extension_present: vec![1 << 3],
-            commitments_by_path: vec![g; 2_000_000],
-            d: g,
-            ipa_proof: OwnedIpaProof {
-                cl: [g; 8],
-                cr: [g; 8],
-                final_evaluation: [0; 32],
-            },
-        },
-    };
+    let bomb = many_commitments(2_000_000);
     std::fs::write(
         dir.join("two_million_commitments.ssz"),
         bomb.to_ssz().unwrap(),

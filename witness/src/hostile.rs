@@ -372,3 +372,32 @@ pub fn absence_under_internal(read_sibling: bool) -> Hostile {
         hidden_value: None,
     }
 }
+
+/// **Many commitments, the wrong shape** (reject before any point work). One stem
+/// absent-empty at depth 1, which needs no commitment, with `commitments` copies of a valid
+/// commitment (the generator) and a proof made of valid points. Every point decodes, so
+/// only the shape says it is wrong: the verifier must say so before decompressing any.
+pub fn many_commitments(commitments: usize) -> OwnedExecutionWitness {
+    let g = Element::generator().to_bytes();
+    OwnedExecutionWitness {
+        state_diff: vec![OwnedStemStateDiff {
+            stem: [0x42; STEM_LEN],
+            suffix_diffs: vec![OwnedSuffixStateDiff {
+                suffix: 0,
+                current_value: None,
+                new_value: None,
+            }],
+        }],
+        verkle_proof: OwnedVerkleProof {
+            other_stems: Vec::new(),
+            depth_extension_present: vec![absent_empty(1)],
+            commitments_by_path: vec![g; commitments],
+            d: g,
+            ipa_proof: OwnedIpaProof {
+                cl: [g; 8],
+                cr: [g; 8],
+                final_evaluation: [0; 32],
+            },
+        },
+    }
+}

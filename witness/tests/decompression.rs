@@ -5,42 +5,12 @@
 //! process, so no other test may verify witnesses beside it.
 #![allow(clippy::unwrap_used)]
 
-use banderwagon::Element;
-use witness::{
-    decompressed_points, verify, OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff,
-    OwnedSuffixStateDiff, OwnedVerkleProof, VerifyError,
-};
-
-/// One stem absent-empty at depth 1 (it needs no commitment) and `commitments` valid,
-/// distinct-looking commitments, with a proof of valid points.
-fn witness_with(commitments: usize) -> OwnedExecutionWitness {
-    let g = Element::generator().to_bytes();
-    OwnedExecutionWitness {
-        state_diff: vec![OwnedStemStateDiff {
-            stem: [0x42; 31],
-            suffix_diffs: vec![OwnedSuffixStateDiff {
-                suffix: 0,
-                current_value: None,
-                new_value: None,
-            }],
-        }],
-        verkle_proof: OwnedVerkleProof {
-            other_stems: Vec::new(),
-            depth_extension_present: vec![1 << 3],
-            commitments_by_path: vec![g; commitments],
-            d: g,
-            ipa_proof: OwnedIpaProof {
-                cl: [g; 8],
-                cr: [g; 8],
-                final_evaluation: [0; 32],
-            },
-        },
-    }
-}
+use witness::hostile::many_commitments;
+use witness::{decompressed_points, verify, VerifyError};
 
 #[test]
 fn two_million_commitments_are_refused_before_any_point_is_decompressed() {
-    let w = witness_with(2_000_000).to_witness().unwrap();
+    let w = many_commitments(2_000_000).to_witness().unwrap();
     assert!(w.as_ssz().len() > 64_000_000, "about 64 MB of commitments");
     let before = decompressed_points();
     let err = verify(&[0u8; 32], &w).unwrap_err();
@@ -62,7 +32,7 @@ fn two_million_commitments_are_refused_before_any_point_is_decompressed() {
 
     // The probe counts: a witness of the right shape does decompress its points (and then
     // fails the proof, which is made of generators).
-    let right = witness_with(0).to_witness().unwrap();
+    let right = many_commitments(0).to_witness().unwrap();
     let before = decompressed_points();
     assert!(matches!(
         verify(&[0u8; 32], &right),
