@@ -25,14 +25,12 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_from_le_bytes_canonical, DecodeError, Element, Fr};
-use ipa::{MultiProof, ProofDecodeError, IPA_ROUNDS};
+use ipa::{Crs, MultiProof, Opening, ProofDecodeError, Transcript, IPA_ROUNDS};
 
 use crate::canonical::check_canonical;
 use crate::error::CanonicalError;
 use crate::execution_witness::ExecutionWitness;
-use crate::field::map_to_scalar_field_into;
-pub(crate) use crate::field::{stem_field, value_halves};
-use crate::multiproof::{verify_openings, Opening};
+use crate::leaf::{stem_field, value_halves};
 use crate::preset::{
     EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT, IPA_PROOF_DEPTH, STEM_LEN,
 };
@@ -541,14 +539,16 @@ pub fn verify(
     let (proven, nodes) = join(
         || {
             let openings = plan.fill(tree_fields);
-            verify_openings(
-                &multiproof,
-                TRANSCRIPT_LABEL,
-                tree_elements,
-                &encoded,
-                &openings,
-            )
-            .then_some(openings)
+            multiproof
+                .verify_openings(
+                    Crs::eip6800(),
+                    &mut Transcript::new(TRANSCRIPT_LABEL),
+                    tree_elements,
+                    &encoded,
+                    &openings,
+                )
+                .is_ok()
+                .then_some(openings)
         },
         || shape.into_nodes(tree_elements, tree_fields),
     );
@@ -1190,7 +1190,7 @@ fn decode_chunk(
             }
         }
     }
-    map_to_scalar_field_into(elements, fields);
+    Element::batch_map_to_scalar_field_into(elements, fields);
     first
 }
 
@@ -1246,28 +1246,6 @@ fn decode_and_map(encodings: &[&[u8; 32]]) -> (Vec<Element>, Vec<Fr>, FirstError
     }
     let first = decode_chunk(encodings, &mut elements, &mut fields);
     (elements, fields, first)
-}
-
-/// Elements mapped to the scalar field per task when [`map_to_scalar_field`] runs in
-/// parallel (one inversion each).
-#[cfg(feature = "parallel")]
-const PARALLEL_MAP_CHUNK: usize = 256;
-
-/// `map_to_scalar_field` of every element: one inversion per chunk, chunks in parallel when
-/// there are at least two.
-pub(crate) fn map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
-    let mut fields = vec![Fr::zero(); elements.len()];
-    #[cfg(feature = "parallel")]
-    if elements.len() >= 2 * PARALLEL_MAP_CHUNK {
-        use rayon::prelude::*;
-        elements
-            .par_chunks(PARALLEL_MAP_CHUNK)
-            .zip(fields.par_chunks_mut(PARALLEL_MAP_CHUNK))
-            .for_each(|(els, fs)| map_to_scalar_field_into(els, fs));
-        return fields;
-    }
-    map_to_scalar_field_into(elements, &mut fields);
-    fields
 }
 
 /// The openings in `(path, z)` order before the points are decoded: each opening's value
