@@ -16,7 +16,7 @@
 //! batches; the public node list is built on one core while the other checks the proof; the
 //! transcript takes the commitments' bytes from the witness rather than re-encoding the
 //! points; and the multiproof is checked over the decoded commitments by index, with no
-//! per-opening copy of a point (`crate::multiproof`).
+//! per-opening copy of a point (`ipa::MultiProof::verify_openings`).
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
