@@ -74,6 +74,16 @@ fn bench_msm(c: &mut Criterion) {
     c.bench_function("variable-base msm 16 (Straus)", |b| {
         b.iter(|| vartime_straus(black_box(&bases[..16]), black_box(&scalars[..16])))
     });
+    // Where Straus' shared doubling chain stops beating the bucket method
+    // (`multi_scalar_mul` picks Straus up to its threshold, buckets above).
+    for n in [32usize, 48, 64, 96, 128] {
+        c.bench_function(&format!("variable-base msm {n} (Straus)"), |b| {
+            b.iter(|| vartime_straus(black_box(&bases[..n]), black_box(&scalars[..n])))
+        });
+        c.bench_function(&format!("variable-base msm {n} (multi_scalar_mul)"), |b| {
+            b.iter(|| multi_scalar_mul(black_box(&bases[..n]), black_box(&scalars[..n])))
+        });
+    }
     for n in [4_000usize, 32_000] {
         let pts = random_points(n, &mut rng);
         let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();

@@ -250,9 +250,36 @@ impl Element {
         }
     }
 
-    /// [`Element::map_to_scalar_field`] for many elements with one field inversion.
+    /// [`Element::map_to_scalar_field`] for many elements with one field inversion, on this
+    /// thread.
     pub fn batch_map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
-        with_field_mul!(|m| batch_mtf(m, elements))
+        let mut out = vec![Fr::zero(); elements.len()];
+        Element::batch_map_to_scalar_field_into(elements, &mut out);
+        out
+    }
+
+    /// [`Element::batch_map_to_scalar_field`] writing `out[i]` for each `elements[i]`
+    /// (`out` is as long as `elements`; extra slots on either side are left alone).
+    pub fn batch_map_to_scalar_field_into(elements: &[Element], out: &mut [Fr]) {
+        with_field_mul!(|m| batch_mtf(m, elements, out))
+    }
+
+    /// [`Element::batch_map_to_scalar_field`] in chunks of [`MTF_CHUNK`] elements (one field
+    /// inversion each), the chunks on rayon threads when there are at least two and the
+    /// `parallel` feature is on.
+    pub fn par_batch_map_to_scalar_field(elements: &[Element]) -> Vec<Fr> {
+        let mut out = vec![Fr::zero(); elements.len()];
+        #[cfg(feature = "parallel")]
+        if elements.len() >= 2 * MTF_CHUNK {
+            use rayon::prelude::*;
+            elements
+                .par_chunks(MTF_CHUNK)
+                .zip(out.par_chunks_mut(MTF_CHUNK))
+                .for_each(|(els, fs)| Element::batch_map_to_scalar_field_into(els, fs));
+            return out;
+        }
+        Element::batch_map_to_scalar_field_into(elements, &mut out);
+        out
     }
 
     /// `2·self`.
@@ -272,10 +299,18 @@ impl Element {
     }
 }
 
+/// Elements per inversion in [`Element::par_batch_map_to_scalar_field`]: large enough that
+/// the inversion (≈ 250 multiplications) is a small share of a chunk, small enough that a
+/// few thousand elements still split across the threads.
+pub const MTF_CHUNK: usize = 256;
+
 /// `x/y` of every element, reduced into the scalar field, with one field inversion
-/// (Montgomery's trick); an element with `y = 0` (never a valid one) maps to 0.
-fn batch_mtf<M: FieldMul>(m: M, elements: &[Element]) -> Vec<Fr> {
-    let mut prefix = Vec::with_capacity(elements.len());
+/// (Montgomery's trick), into `out[i]`; an element with `y = 0` (never a valid one) maps
+/// to 0.
+fn batch_mtf<M: FieldMul>(m: M, elements: &[Element], out: &mut [Fr]) {
+    let n = elements.len().min(out.len());
+    let (elements, out) = (&elements[..n], &mut out[..n]);
+    let mut prefix = Vec::with_capacity(n);
     let mut acc = Fq::one();
     for e in elements {
         prefix.push(acc);
@@ -283,18 +318,17 @@ fn batch_mtf<M: FieldMul>(m: M, elements: &[Element]) -> Vec<Fr> {
             acc = m.mul(&acc, &e.0.y);
         }
     }
-    // `acc` is a product of non-zero values.
-    let mut inv = crate::inverse::fq_inverse(&acc).unwrap_or_default();
-    let mut out = vec![Fr::zero(); elements.len()];
+    // `acc` is a product of non-zero values, so it has an inverse.
+    let mut inv = crate::inverse::fq_inverse(&acc).expect("a product of non-zero values");
     for ((e, before), o) in elements.iter().zip(&prefix).zip(out.iter_mut()).rev() {
         if e.0.y.is_zero() {
+            *o = Fr::zero();
             continue;
         }
         let y_inv = m.mul(&inv, before);
         inv = m.mul(&inv, &e.0.y);
         *o = fq_to_fr(&m.mul(&e.0.x, &y_inv));
     }
-    out
 }
 
 /// Reduces a base-field element into the scalar field (its canonical integer mod r, what
@@ -305,8 +339,7 @@ fn fq_to_fr(v: &Fq) -> Fr {
     while n >= r {
         n.sub_with_borrow(&r);
     }
-    // `n < r`: always canonical.
-    Fr::from_bigint(n).unwrap_or_default()
+    Fr::from_bigint(n).expect("reduced below r")
 }
 
 // Additions use arkworks' formula on the selected field backend
@@ -620,12 +653,42 @@ mod tests {
                 fq_to_fr_by_bytes(&(x * y.inverse().unwrap()))
             })
             .collect();
-        assert_eq!(batch_mtf(crate::field::Portable, &pts), want);
+        let run = |m, els: &[Element]| {
+            let mut out = vec![Fr::from(7u64); els.len()];
+            batch_mtf(m, els, &mut out);
+            out
+        };
+        assert_eq!(run(crate::field::Portable, &pts), want);
         #[cfg(target_arch = "x86_64")]
         match crate::field::Adx::detect() {
-            Some(adx) => assert_eq!(batch_mtf(adx, &pts), want),
+            Some(adx) => {
+                let mut out = vec![Fr::from(7u64); pts.len()];
+                batch_mtf(adx, &pts, &mut out);
+                assert_eq!(out, want);
+            }
             None => eprintln!("no BMI2/ADX on this processor: the assembly path was not tested"),
         }
-        assert!(batch_mtf(crate::field::Portable, &[]).is_empty());
+        assert!(run(crate::field::Portable, &[]).is_empty());
+        assert_eq!(Element::batch_map_to_scalar_field(&pts), want);
+        // Chunked and parallel: lengths around the chunk size and its multiples.
+        let many: Vec<Element> = (0..3 * MTF_CHUNK + 5)
+            .map(|i| pts[i % pts.len()] + g * Fr::from(i as u64))
+            .collect();
+        let one_by_one: Vec<Fr> = many.iter().map(Element::map_to_scalar_field).collect();
+        for n in [
+            0,
+            1,
+            MTF_CHUNK - 1,
+            MTF_CHUNK,
+            2 * MTF_CHUNK,
+            2 * MTF_CHUNK + 1,
+            many.len(),
+        ] {
+            assert_eq!(
+                Element::par_batch_map_to_scalar_field(&many[..n]),
+                one_by_one[..n],
+                "n = {n}"
+            );
+        }
     }
 }

@@ -29,7 +29,7 @@ mod prepared;
 mod scalar;
 mod sqrt;
 
-pub use element::{DecodeError, Element};
+pub use element::{DecodeError, Element, MTF_CHUNK};
 pub use field::{field_uses_adx, field_uses_lanes, use_portable_field};
 pub use fixed_base::{FixedBaseTable, Lookups};
 pub use fixed_base_msm::FixedBaseMsm;

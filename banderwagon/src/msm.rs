@@ -159,8 +159,10 @@ pub fn vartime_multi_scalar_mul_affine(bases: &[EdwardsAffine], scalars: &[Fr]) 
 
 /// `Σ scalars[i]·points[i]` by Straus' method: width-5 wNAF digits, one table of odd
 /// multiples per point (normalised together with one inversion), one shared doubling chain.
-/// Variable time; the fastest choice for a few dozen terms. Extra points or scalars beyond
-/// the shorter slice are ignored.
+/// Each term uses the shorter of `s·P` and `(−s)·(−P)`, so a small negative scalar (a
+/// value delta, say) costs as little as a small positive one. Variable time; the fastest
+/// choice for a few dozen terms. Extra points or scalars beyond the shorter slice are
+/// ignored.
 pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
     let half = 1usize << (STRAUS_WNAF - 2);
@@ -170,13 +172,12 @@ pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
         if s.is_zero() || p.0.x.is_zero() {
             continue;
         }
-        let naf = s
-            .into_bigint()
-            .find_wnaf(STRAUS_WNAF)
-            .expect("wNAF width 5 is in range");
+        let (s, neg) = (s.into_bigint(), (-*s).into_bigint());
+        let (k, base) = if neg < s { (neg, -p.0) } else { (s, p.0) };
+        let naf = k.find_wnaf(STRAUS_WNAF).expect("wNAF width 5 is in range");
         nafs.push(naf);
-        let double = p.0.double();
-        let mut m = p.0;
+        let double = base.double();
+        let mut m = base;
         for _ in 0..half {
             odd.push(m);
             m += &double;
@@ -271,6 +272,35 @@ mod tests {
             let naive: Element = pts.iter().zip(&sc).map(|(p, s)| *p * *s).sum();
             assert_eq!(multi_scalar_mul(&pts, &sc), naive, "n = {n}");
             assert_eq!(vartime_straus(&pts, &sc), naive, "n = {n}");
+        }
+    }
+
+    /// Small negative scalars take the `(−s)·(−P)` form; mixed signs, ±1, 0 and the
+    /// half-order boundary give the same sum as the definition.
+    #[test]
+    fn straus_with_small_negative_scalars() {
+        let mut rng = rand::thread_rng();
+        let half_order = Fr::from_bigint(Fr::MODULUS_MINUS_ONE_DIV_TWO).unwrap();
+        let scalars: Vec<Fr> = vec![
+            -Fr::from(1u64),
+            Fr::from(1u64),
+            Fr::zero(),
+            -Fr::from(123_456u64),
+            half_order,
+            half_order + Fr::from(1u64),
+            -Fr::rand(&mut rng),
+            Fr::rand(&mut rng),
+        ];
+        let pts: Vec<Element> = (0..scalars.len())
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        for n in 0..=scalars.len() {
+            let naive: Element = pts[..n]
+                .iter()
+                .zip(&scalars[..n])
+                .map(|(p, s)| *p * *s)
+                .sum();
+            assert_eq!(vartime_straus(&pts[..n], &scalars[..n]), naive, "n = {n}");
         }
     }
 }

@@ -34,13 +34,23 @@ pub enum VerifyError {
     /// No queries were given.
     #[error("a multiproof needs at least one opening")]
     NoQueries,
-    /// `verify_encoded` was given a different number of encodings than queries.
-    #[error("{queries} queries but {encodings} commitment encodings")]
-    EncodingCount {
-        /// Number of queries.
-        queries: usize,
+    /// `verify_openings` was given a different number of encodings than commitments.
+    #[error("{commitments} commitments but {encodings} commitment encodings")]
+    CommitmentEncodings {
+        /// Number of commitments.
+        commitments: usize,
         /// Number of encodings.
         encodings: usize,
+    },
+    /// An opening refers to a commitment that was not given.
+    #[error("opening {opening} refers to commitment {index}, but only {commitments} were given")]
+    CommitmentIndex {
+        /// Position of the opening.
+        opening: usize,
+        /// The commitment index it names.
+        index: u32,
+        /// Number of commitments given.
+        commitments: usize,
     },
     /// The proof does not open the commitments to the claimed values.
     #[error("multiproof rejected: the openings do not match the commitments")]

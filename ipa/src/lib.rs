@@ -33,6 +33,6 @@ pub use committer::{Committer, DENSE_TERMS, FAST_BASES};
 pub use crs::{Crs, CRS_SIZE, PEDERSEN_SEED};
 pub use error::{ProofDecodeError, VerifyError};
 pub use ipa_proof::{IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};
-pub use multiproof::{MultiProof, ProverQuery, VerifierQuery, MULTIPROOF_LEN};
+pub use multiproof::{MultiProof, Opening, ProverQuery, VerifierQuery, MULTIPROOF_LEN};
 pub use pedersen::{get_tree_key, hash64, pedersen_hash, AddressHasher, MAX_PEDERSEN_INPUT};
 pub use transcript::Transcript;

@@ -4,10 +4,11 @@
 //! `g = Σ rⁱ·(f_i − y_i)/(X − z_i)`; `t`; `E = [h]` with `h = Σ rⁱ·f_i/(t − z_i)`; then an
 //! IPA for `h − g` at `t` against `E − D`.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
-use ark_ff::{batch_inversion, Zero};
-use banderwagon::{Element, Fr};
+use ark_ff::{batch_inversion, Field, One, Zero};
+use banderwagon::{fr_to_le_bytes, Element, Fr};
 
 use crate::committer::Committer;
 use crate::crs::Crs;
@@ -245,83 +246,212 @@ impl MultiProof {
     }
 
     /// Verifies the openings; `Err(VerifyError::ProofRejected)` when they do not hold.
+    ///
+    /// Openings of one commitment are gathered by its encoding, then checked by
+    /// [`MultiProof::verify_openings`].
     pub fn verify(
         &self,
         crs: &Crs,
         transcript: &mut Transcript,
         queries: &[VerifierQuery],
     ) -> Result<(), VerifyError> {
-        if queries.is_empty() {
-            return Err(VerifyError::NoQueries);
-        }
         let encoded = encode_commitments(queries.iter().map(|q| q.commitment));
-        self.verify_encoded(crs, transcript, queries, &encoded)
+        let mut slot: HashMap<&[u8; 32], u32> = HashMap::new();
+        let mut commitments: Vec<Element> = Vec::new();
+        let mut encodings: Vec<&[u8; 32]> = Vec::new();
+        let mut openings: Vec<Opening> = Vec::with_capacity(queries.len());
+        for (q, c) in queries.iter().zip(&encoded) {
+            let commitment = *slot.entry(c).or_insert_with(|| {
+                commitments.push(q.commitment);
+                encodings.push(c);
+                // At most one commitment per query, and a slice holds fewer than 2^32
+                // 64-byte queries on any machine this runs on.
+                u32::try_from(commitments.len() - 1).expect("fewer than 2^32 queries")
+            });
+            openings.push(Opening {
+                commitment,
+                point: q.point,
+                result: q.result,
+            });
+        }
+        self.verify_openings(crs, transcript, &commitments, &encodings, &openings)
     }
 
-    /// [`MultiProof::verify`] when the caller already holds each commitment's 32-byte
-    /// encoding (`encoded[i]` for `queries[i]`), as a witness verifier does.
-    pub fn verify_encoded(
+    /// Verifies `openings` of `commitments`, each commitment given once with its 32-byte
+    /// encoding (`encodings[i]` encodes `commitments[i]`; a witness verifier holds them as
+    /// they arrived) and referred to by index; the transcript gets each opening's encoded
+    /// commitment, point and value in the order of `openings`.
+    ///
+    /// The statement and transcript of verkle-facts §4.3:
+    /// `E = Σ_j (Σ_{i opens j} rⁱ/(t − z_i))·C_j`, `g₂(t) = Σ_i rⁱ·y_i/(t − z_i)`, then the
+    /// IPA of `E − D` at `t` to `g₂(t)`. When `openings` lists each commitment's openings
+    /// together in ascending commitment order (as a witness does) and there are many, the
+    /// per-commitment sums run on two threads; any other order is summed on one.
+    pub fn verify_openings<E: Borrow<[u8; 32]> + Sync>(
         &self,
         crs: &Crs,
         transcript: &mut Transcript,
-        queries: &[VerifierQuery],
-        encoded: &[[u8; 32]],
+        commitments: &[Element],
+        encodings: &[E],
+        openings: &[Opening],
     ) -> Result<(), VerifyError> {
-        if queries.is_empty() {
+        if openings.is_empty() {
             return Err(VerifyError::NoQueries);
         }
-        if encoded.len() != queries.len() {
-            return Err(VerifyError::EncodingCount {
-                queries: queries.len(),
-                encodings: encoded.len(),
+        if encodings.len() != commitments.len() {
+            return Err(VerifyError::CommitmentEncodings {
+                commitments: commitments.len(),
+                encodings: encodings.len(),
+            });
+        }
+        if let Some((opening, o)) = openings
+            .iter()
+            .enumerate()
+            .find(|(_, o)| o.commitment as usize >= commitments.len())
+        {
+            return Err(VerifyError::CommitmentIndex {
+                opening,
+                index: o.commitment,
+                commitments: commitments.len(),
             });
         }
         transcript.domain_sep(b"multiproof");
-        append_queries(
-            transcript,
-            queries.iter().map(|q| (q.point, &q.result)),
-            encoded,
-        );
+        append_openings(transcript, openings, encodings);
         let r = transcript.challenge_scalar(b"r");
         transcript.append_point(b"D", &self.d);
         let t = transcript.challenge_scalar(b"t");
         let inv = inv_t_minus_domain(&t);
-
-        // helper_i = rⁱ/(t − z_i); E = Σ helper_i·C_i, grouped by distinct commitment.
-        let mut g2_t = Fr::zero();
-        let mut slot: HashMap<&[u8; 32], usize> = HashMap::new();
-        let mut points: Vec<Element> = Vec::new();
-        let mut scalars: Vec<Fr> = Vec::new();
-        let mut rp = Fr::from(1u64);
-        let mut g2_acc = Acc::default();
-        let mut prev: Option<(&[u8; 32], usize)> = None;
-        for (q, c) in queries.iter().zip(encoded) {
-            let helper = rp * inv[q.point as usize];
-            g2_acc.add_product(&helper, &q.result);
-            // Openings of one commitment usually sit next to each other: skip the hash.
-            let idx = match prev {
-                Some((p, i)) if p == c => i,
-                _ => *slot.entry(c).or_insert_with(|| {
-                    points.push(q.commitment);
-                    scalars.push(Fr::zero());
-                    points.len() - 1
-                }),
-            };
-            prev = Some((c, idx));
-            if let Some(s) = scalars.get_mut(idx) {
-                *s += helper;
-            }
-            rp *= r;
-        }
-        g2_t += g2_acc.reduce();
-        let e = banderwagon::multi_scalar_mul(&points, &scalars);
+        // The IPA's Lagrange basis at t does not depend on E: computed beside the scalars.
+        let basis = || PrecomputedWeights::get().lagrange_at(&t);
+        let helpers = || helper_scalars(openings, commitments.len(), &r, &inv);
+        #[cfg(feature = "parallel")]
+        let ((scalars, g2_t), b) = rayon::join(helpers, basis);
+        #[cfg(not(feature = "parallel"))]
+        let ((scalars, g2_t), b) = (helpers(), basis());
+        let e = banderwagon::multi_scalar_mul(commitments, &scalars);
         transcript.append_point(b"E", &e);
-        if self.ipa.verify(crs, transcript, e - self.d, &t, &g2_t) {
+        if self
+            .ipa
+            .verify_with_basis(crs, transcript, e - self.d, &t, &b, &g2_t)
+        {
             Ok(())
         } else {
             Err(VerifyError::ProofRejected)
         }
     }
+}
+
+/// One opening for [`MultiProof::verify_openings`]: the commitment at index `commitment`
+/// evaluates to `result` at the domain point `point`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// Index of the commitment among those given to the verifier.
+    pub commitment: u32,
+    /// The domain point `z`.
+    pub point: u8,
+    /// The claimed value `y = f(z)`.
+    pub result: Fr,
+}
+
+/// Bytes one opening adds to the transcript: three one-byte labels and three 32-byte values.
+const OPENING_TRANSCRIPT_BYTES: usize = 3 * (1 + 32);
+
+/// Openings whose transcript messages are gathered before one hash update.
+const TRANSCRIPT_BLOCK: usize = 512;
+
+/// Appends every opening's `C`, `z`, `y`, in order, in blocks of whole openings: one hash
+/// update per block instead of one per message (SHA-256 streams, so the state is the same
+/// as appending each message on its own). Indices are in range (checked by the caller).
+fn append_openings<E: Borrow<[u8; 32]>>(
+    transcript: &mut Transcript,
+    openings: &[Opening],
+    encodings: &[E],
+) {
+    let mut block = Vec::with_capacity(TRANSCRIPT_BLOCK * OPENING_TRANSCRIPT_BYTES);
+    for chunk in openings.chunks(TRANSCRIPT_BLOCK) {
+        block.clear();
+        for o in chunk {
+            block.push(b'C');
+            block.extend_from_slice(encodings[o.commitment as usize].borrow());
+            block.push(b'z');
+            block.extend_from_slice(&point_le_bytes(o.point));
+            block.push(b'y');
+            block.extend_from_slice(&fr_to_le_bytes(&o.result));
+        }
+        // A domain separator is a bare state update: the block is a run of messages.
+        transcript.domain_sep(&block);
+    }
+}
+
+/// `base^e` by square-and-multiply.
+fn pow(base: &Fr, mut e: u64) -> Fr {
+    let mut acc = Fr::one();
+    let mut b = *base;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= b;
+        }
+        b.square_in_place();
+        e >>= 1;
+    }
+    acc
+}
+
+/// Adds `rⁱ/(t − z_i)` of openings `first..first + openings.len()` to the scalars of their
+/// commitments (`scalars[0]` is commitment `base`; every opening's commitment is in
+/// `base..base + scalars.len()`) and returns `Σ rⁱ·y_i/(t − z_i)`.
+fn sum_helpers(
+    openings: &[Opening],
+    first: usize,
+    base: usize,
+    r: &Fr,
+    inv: &[Fr],
+    scalars: &mut [Fr],
+) -> Fr {
+    let mut rp = pow(r, first as u64);
+    let mut g2 = Acc::default();
+    for o in openings {
+        let helper = rp * inv[usize::from(o.point)];
+        g2.add_product(&helper, &o.result);
+        scalars[o.commitment as usize - base] += helper;
+        rp *= r;
+    }
+    g2.reduce()
+}
+
+/// Fewest openings worth a second task for [`helper_scalars`].
+#[cfg(feature = "parallel")]
+const PARALLEL_HELPERS: usize = 4096;
+
+/// The scalar of every commitment, `Σ_{i opens it} rⁱ/(t − z_i)`, and
+/// `Σ_i rⁱ·y_i/(t − z_i)`. Every opening's commitment is below `commitments`.
+fn helper_scalars(openings: &[Opening], commitments: usize, r: &Fr, inv: &[Fr]) -> (Vec<Fr>, Fr) {
+    let mut scalars = vec![Fr::zero(); commitments];
+    #[cfg(feature = "parallel")]
+    if openings.len() >= PARALLEL_HELPERS
+        && rayon::current_num_threads() > 1
+        && openings
+            .windows(2)
+            .all(|w| w[0].commitment <= w[1].commitment)
+    {
+        // Split in two where the commitment changes: each half owns its commitments.
+        let mut mid = openings.len() / 2;
+        while mid < openings.len() && openings[mid].commitment == openings[mid - 1].commitment {
+            mid += 1;
+        }
+        let split = openings
+            .get(mid)
+            .map_or(commitments, |o| o.commitment as usize);
+        let (first_ops, second_ops) = openings.split_at(mid);
+        let (first_sc, second_sc) = scalars.split_at_mut(split);
+        let (a, b) = rayon::join(
+            || sum_helpers(first_ops, 0, 0, r, inv, first_sc),
+            || sum_helpers(second_ops, mid, split, r, inv, second_sc),
+        );
+        return (scalars, a + b);
+    }
+    let g2 = sum_helpers(openings, 0, 0, r, inv, &mut scalars);
+    (scalars, g2)
 }
 
 #[cfg(test)]
@@ -376,6 +506,206 @@ mod tests {
         bad[7].result += Fr::from(1u64);
         assert!(proof
             .verify(Crs::eip6800(), &mut Transcript::new(b"t"), &bad)
+            .is_err());
+    }
+
+    #[test]
+    fn pow_matches_repeated_products() {
+        let mut rng = StdRng::seed_from_u64(6);
+        let r = Fr::rand(&mut rng);
+        let mut acc = Fr::one();
+        for e in 0..300u64 {
+            assert_eq!(pow(&r, e), acc);
+            acc *= r;
+        }
+    }
+
+    /// Proves `n` openings of `polys` random polynomials, each polynomial's openings
+    /// together (as in a witness), with the last commitment slot repeating polynomial 0 (a
+    /// commitment listed at two nodes). Returns the proof, the commitments, their
+    /// encodings and the openings.
+    fn case(
+        n: usize,
+        polys: usize,
+        seed: u64,
+    ) -> (MultiProof, Vec<Element>, Vec<[u8; 32]>, Vec<Opening>) {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(seed);
+        let values: Vec<Vec<Fr>> = (0..polys)
+            .map(|_| (0..DOMAIN_SIZE).map(|_| Fr::rand(&mut rng)).collect())
+            .collect();
+        let slots: Vec<usize> = (0..polys).chain([0]).collect();
+        let comms: Vec<Element> = slots
+            .iter()
+            .map(|&k| committer.commit(&values[k]))
+            .collect();
+        let mut per_slot = vec![0usize; slots.len()];
+        for _ in 0..n {
+            per_slot[rng.gen_range(0..slots.len())] += 1;
+        }
+        let mut openings = Vec::new();
+        for (slot, &count) in per_slot.iter().enumerate() {
+            for _ in 0..count {
+                let z: u8 = rng.gen();
+                openings.push(Opening {
+                    commitment: slot as u32,
+                    point: z,
+                    result: values[slots[slot]][usize::from(z)],
+                });
+            }
+        }
+        let queries: Vec<ProverQuery> = openings
+            .iter()
+            .map(|o| ProverQuery {
+                commitment: comms[o.commitment as usize],
+                poly: &values[slots[o.commitment as usize]],
+                point: o.point,
+                result: o.result,
+            })
+            .collect();
+        let proof = MultiProof::prove(committer, &mut Transcript::new(b"vt"), &queries);
+        let enc = Element::batch_to_bytes(&comms);
+        (proof, comms, enc, openings)
+    }
+
+    /// The index form accepts what the query form accepts, on both sides of the parallel
+    /// threshold and in any opening order, and rejects a changed value, point, commitment,
+    /// encoding or label; malformed indices and counts are typed errors.
+    #[test]
+    fn index_form_agrees_with_query_form() {
+        let crs = Crs::eip6800();
+        let check =
+            |proof: &MultiProof, label: &[u8], c: &[Element], e: &[[u8; 32]], o: &[Opening]| {
+                proof.verify_openings(crs, &mut Transcript::new(label), c, e, o)
+            };
+        for (n, polys, seed) in [(1, 1, 1u64), (37, 5, 2), (5000, 700, 3)] {
+            let (proof, comms, enc, openings) = case(n, polys, seed);
+            check(&proof, b"vt", &comms, &enc, &openings).unwrap();
+            let refs: Vec<&[u8; 32]> = enc.iter().collect();
+            proof
+                .verify_openings(crs, &mut Transcript::new(b"vt"), &comms, &refs, &openings)
+                .unwrap();
+            let queries: Vec<VerifierQuery> = openings
+                .iter()
+                .map(|o| VerifierQuery {
+                    commitment: comms[o.commitment as usize],
+                    point: o.point,
+                    result: o.result,
+                })
+                .collect();
+            proof
+                .verify(crs, &mut Transcript::new(b"vt"), &queries)
+                .unwrap();
+
+            let last = openings.len() - 1;
+            let mut bad = openings.clone();
+            bad[last].result += Fr::one();
+            assert_eq!(
+                check(&proof, b"vt", &comms, &enc, &bad),
+                Err(VerifyError::ProofRejected)
+            );
+            let mut bad = openings.clone();
+            bad[0].point = bad[0].point.wrapping_add(1);
+            assert_eq!(
+                check(&proof, b"vt", &comms, &enc, &bad),
+                Err(VerifyError::ProofRejected)
+            );
+            let mut bad_comms = comms.clone();
+            bad_comms[openings[0].commitment as usize] += Element::generator();
+            assert_eq!(
+                check(&proof, b"vt", &bad_comms, &enc, &openings),
+                Err(VerifyError::ProofRejected)
+            );
+            let mut bad_enc = enc.clone();
+            bad_enc[openings[last].commitment as usize] = Element::generator().to_bytes();
+            assert_eq!(
+                check(&proof, b"vt", &comms, &bad_enc, &openings),
+                Err(VerifyError::ProofRejected)
+            );
+            assert_eq!(
+                check(&proof, b"vT", &comms, &enc, &openings),
+                Err(VerifyError::ProofRejected)
+            );
+            assert_eq!(
+                check(&proof, b"vt", &comms, &enc, &[]),
+                Err(VerifyError::NoQueries)
+            );
+            assert_eq!(
+                check(&proof, b"vt", &comms, &enc[1..], &openings),
+                Err(VerifyError::CommitmentEncodings {
+                    commitments: comms.len(),
+                    encodings: comms.len() - 1
+                })
+            );
+            let mut bad = openings.clone();
+            bad[last].commitment = comms.len() as u32;
+            assert_eq!(
+                check(&proof, b"vt", &comms, &enc, &bad),
+                Err(VerifyError::CommitmentIndex {
+                    opening: last,
+                    index: comms.len() as u32,
+                    commitments: comms.len()
+                })
+            );
+        }
+    }
+
+    /// Openings out of commitment order (the proof is made for that order) are summed on
+    /// one thread and still verify, past the parallel threshold too.
+    #[test]
+    fn openings_in_any_commitment_order_verify() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(9);
+        let values: Vec<Vec<Fr>> = (0..40)
+            .map(|_| (0..DOMAIN_SIZE).map(|_| Fr::rand(&mut rng)).collect())
+            .collect();
+        let comms: Vec<Element> = values.iter().map(|v| committer.commit(v)).collect();
+        let openings: Vec<Opening> = (0..5000)
+            .map(|i| {
+                // Commitments interleaved: 0, 39, 1, 38, … — never sorted.
+                let k = if i % 2 == 0 {
+                    (i / 2) % 40
+                } else {
+                    39 - (i / 2) % 40
+                };
+                let z: u8 = rng.gen();
+                Opening {
+                    commitment: k as u32,
+                    point: z,
+                    result: values[k][usize::from(z)],
+                }
+            })
+            .collect();
+        let queries: Vec<ProverQuery> = openings
+            .iter()
+            .map(|o| ProverQuery {
+                commitment: comms[o.commitment as usize],
+                poly: &values[o.commitment as usize],
+                point: o.point,
+                result: o.result,
+            })
+            .collect();
+        let proof = MultiProof::prove(committer, &mut Transcript::new(b"any"), &queries);
+        let enc = Element::batch_to_bytes(&comms);
+        proof
+            .verify_openings(
+                Crs::eip6800(),
+                &mut Transcript::new(b"any"),
+                &comms,
+                &enc,
+                &openings,
+            )
+            .unwrap();
+        let mut bad = openings.clone();
+        bad[4999].result += Fr::one();
+        assert!(proof
+            .verify_openings(
+                Crs::eip6800(),
+                &mut Transcript::new(b"any"),
+                &comms,
+                &enc,
+                &bad
+            )
             .is_err());
     }
 }

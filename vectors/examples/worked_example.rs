@@ -125,15 +125,9 @@ fn main() {
             result: *y,
         })
         .collect();
-    let encoded: Vec<[u8; 32]> = openings.iter().map(|o| o.1).collect();
     MultiProof::from_bytes(&w.verkle_proof().multiproof_bytes())
         .unwrap()
-        .verify_encoded(
-            Crs::eip6800(),
-            &mut Transcript::new(b"vt"),
-            &queries,
-            &encoded,
-        )
+        .verify(Crs::eip6800(), &mut Transcript::new(b"vt"), &queries)
         .unwrap();
     let r = t.challenge_scalar(b"r");
     let d = Element::from_bytes(w.verkle_proof().d()).unwrap();

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use banderwagon::arith::{One, Zero};
-use banderwagon::{fr_from_le_bytes_mod_order, Element, Fr};
+use banderwagon::{Element, Fr};
 use ipa::{Committer, MultiProof, ProverQuery, Transcript, IPA_ROUNDS};
 use witness::{
     OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
@@ -41,7 +41,8 @@ use crate::error::{InconsistencyReason, TreeError};
 use crate::keys::{split_key, Stem, TreeKey, Value, STEM_LEN};
 use crate::store::{NodePath, NodeStore};
 use crate::tree::node::{Node, NodeId};
-use crate::tree::{value_scalars, Tree};
+use crate::tree::Tree;
+use witness::leaf::{stem_field, value_halves};
 
 pub use ipa::MULTIPROOF_LEN;
 
@@ -370,7 +371,7 @@ impl<S: NodeStore> Tree<S> {
                     ProofNode::Leaf { id, present } => {
                         let l = arena.leaf(*id);
                         poly[0] = Fr::one();
-                        poly[1] = fr_from_le_bytes_mod_order(&l.stem);
+                        poly[1] = stem_field(&l.stem);
                         poly[2] = l.c1_mtf;
                         poly[3] = l.c2_mtf;
                         if present.is_none() {
@@ -394,7 +395,7 @@ impl<S: NodeStore> Tree<S> {
                         let l = arena.leaf(*id);
                         let in_half = |s: u8| (s >= 128) == *high;
                         for (s, v) in l.values.iter().filter(|(s, _)| in_half(*s)) {
-                            let (lo, hi) = value_scalars(Some(v));
+                            let (lo, hi) = value_halves(Some(v));
                             let z = 2 * usize::from(s % 128);
                             poly[z] = lo;
                             poly[z + 1] = hi;

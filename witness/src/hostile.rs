@@ -11,7 +11,7 @@ use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_to_le_bytes, Element, Fr};
 use ipa::{Committer, MultiProof, ProverQuery, Transcript};
 
-use crate::field::{stem_field, value_halves};
+use crate::leaf::{stem_field, value_halves};
 use crate::owned::{
     OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
     OwnedVerkleProof,

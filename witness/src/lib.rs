@@ -61,13 +61,12 @@ mod bind;
 mod canonical;
 mod error;
 mod execution_witness;
-mod field;
 pub mod fractional;
 pub mod fuzz;
 #[doc(hidden)]
 pub mod hostile;
 mod json;
-mod multiproof;
+pub mod leaf;
 mod owned;
 mod post_state;
 pub mod preset;

@@ -13,19 +13,20 @@
 //! Nothing is deleted: a witness writes values, never removes them.
 //!
 //! The stems' new leaves are computed independently, and so are the parents at each level,
-//! on rayon threads when there are several; every `Σ δ·G` is one interleaved double-and-add
-//! chain (Straus, width-5 NAF) rather than a scalar multiplication per term.
+//! on rayon threads when there are several; every `Σ δ·G` is one multi-scalar
+//! multiplication (`banderwagon::multi_scalar_mul`: Straus for a few terms, where a small
+//! negative delta costs as little as a small positive one) rather than a product per term.
 
 use std::collections::BTreeMap;
 
-use banderwagon::arith::{One, PrimeField, Zero};
+use banderwagon::arith::{One, Zero};
 use banderwagon::{multi_scalar_mul, Element, Fr};
 use ipa::Crs;
 
+use crate::leaf::{stem_field, value_halves};
 use crate::preset::STEM_LEN;
 use crate::verify::{
-    map_to_scalar_field, stem_field, value_halves, ExtensionStatus, NodeKind, NodePath, ProvenKey,
-    ProvenNode, ProvenStem, VerifiedWitness,
+    ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode, ProvenStem, VerifiedWitness,
 };
 
 /// Why the post-state root could not be computed or does not match.
@@ -215,13 +216,13 @@ fn stem_update(
                     value_points.extend([g.get(z), g.get(z + 1)]);
                     value_deltas.extend([new_low - old_low, new_high - old_high]);
                 }
-                let new_tree = tree.commitment + linear_combination(&value_points, &value_deltas);
+                let new_tree = tree.commitment + multi_scalar_mul(&value_points, &value_deltas);
                 points.push(g.get(2 + usize::from(half)));
                 deltas.push(new_tree.map_to_scalar_field() - tree.field);
             }
             Ok(Some(StemUpdate::Present {
                 path,
-                leaf: leaf.commitment + linear_combination(&points, &deltas),
+                leaf: leaf.commitment + multi_scalar_mul(&points, &deltas),
             }))
         }
         ExtensionStatus::AbsentEmpty | ExtensionStatus::AbsentOther => {
@@ -245,111 +246,6 @@ fn map_in_order<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send
     items.iter().map(f).collect()
 }
 
-/// Below this many terms, [`linear_combination`] interleaves the terms' double-and-add
-/// chains (Straus); from here on the bucket MSM wins (measured: 64 terms 1.2 ms against
-/// 2.8 ms, 128 terms 3.0–3.5 ms against 3.7–4.3 ms, 274 terms 7.6 ms against 6.5–11 ms).
-const SMALL_MSM: usize = 128;
-
-/// `Σ scalars[i]·points[i]` (variable time: every input here is public).
-fn linear_combination(points: &[Element], scalars: &[Fr]) -> Element {
-    if points.len() < SMALL_MSM {
-        vartime_straus(points, scalars)
-    } else {
-        multi_scalar_mul(points, scalars)
-    }
-}
-
-/// Width of the non-adjacent form: each term keeps the odd multiples `P, 3P, …, 15P`.
-const WNAF_WIDTH: u32 = 5;
-
-/// Digits of a scalar below 2^254 in width-5 NAF, least significant first: each is zero or
-/// odd in `(−16, 16)`, and any two non-zero digits are at least 5 positions apart.
-fn wnaf_digits(scalar: &Fr) -> Vec<i8> {
-    let mut k = scalar.into_bigint().0;
-    let window = 1u64 << WNAF_WIDTH;
-    let mut digits = Vec::with_capacity(256);
-    while k.iter().any(|&limb| limb != 0) {
-        let mut digit = 0i64;
-        if k[0] & 1 == 1 {
-            let low = k[0] & (window - 1);
-            digit = if low >= window / 2 {
-                low as i64 - window as i64
-            } else {
-                low as i64
-            };
-            // k -= digit: clears the low WNAF_WIDTH bits (a carry when digit < 0).
-            if digit >= 0 {
-                k[0] -= digit.unsigned_abs();
-            } else {
-                let mut carry = digit.unsigned_abs();
-                for limb in k.iter_mut() {
-                    let (sum, overflow) = limb.overflowing_add(carry);
-                    *limb = sum;
-                    carry = u64::from(overflow);
-                }
-            }
-        }
-        digits.push(digit as i8);
-        for i in 0..k.len() {
-            let next = k.get(i + 1).copied().unwrap_or(0);
-            k[i] = (k[i] >> 1) | (next << 63);
-        }
-    }
-    digits
-}
-
-/// `Σ scalars[i]·points[i]` by Straus's method with width-5 NAFs: one doubling chain shared
-/// by all terms, about one addition per 6 scalar bits per term, and each scalar replaced by
-/// the shorter of `s` and `−s` (value deltas are often small negatives). Variable time.
-///
-/// `Element * Fr` is plain double-and-add over all 253 bits; measured on the project's
-/// 2-core machines, one term costs 73 µs here against 115 µs, four terms 121 µs against
-/// 490 µs. (This belongs in `banderwagon`'s small-size `multi_scalar_mul`.)
-fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
-    let terms: Vec<([Element; 8], Vec<i8>)> = points
-        .iter()
-        .zip(scalars)
-        .filter(|(_, s)| !s.is_zero())
-        .map(|(p, s)| {
-            let neg = -*s;
-            let (p, s) = if neg.into_bigint() < s.into_bigint() {
-                (-*p, neg)
-            } else {
-                (*p, *s)
-            };
-            // Odd multiples P, 3P, …, 15P.
-            let twice = p.double();
-            let mut table = [p; 8];
-            for i in 1..table.len() {
-                table[i] = table[i - 1] + twice;
-            }
-            (table, wnaf_digits(&s))
-        })
-        .collect();
-    let len = terms.iter().map(|(_, d)| d.len()).max().unwrap_or(0);
-    let mut acc = Element::identity();
-    let mut started = false;
-    for i in (0..len).rev() {
-        if started {
-            acc = acc.double();
-        }
-        for (table, digits) in &terms {
-            let digit = digits.get(i).copied().unwrap_or(0);
-            let Some(multiple) = table.get(usize::from(digit.unsigned_abs() / 2)) else {
-                continue;
-            };
-            if digit > 0 {
-                acc += *multiple;
-                started = true;
-            } else if digit < 0 {
-                acc -= *multiple;
-                started = true;
-            }
-        }
-    }
-    acc
-}
-
 /// The keys of stem `stem_index`: a contiguous run of `keys` (which are in stem order).
 fn keys_of(keys: &[ProvenKey], stem_index: usize) -> &[ProvenKey] {
     let start = keys.partition_point(|k| k.stem_index < stem_index);
@@ -368,8 +264,8 @@ fn new_leaf(g: &Generators, stem: &[u8; STEM_LEN], writes: &[&ProvenKey]) -> Ele
         points.extend([g.get(z), g.get(z + 1)]);
         scalars.extend([low, high]);
     }
-    let [c1, c2] = halves.map(|(points, scalars)| linear_combination(&points, &scalars));
-    linear_combination(
+    let [c1, c2] = halves.map(|(points, scalars)| multi_scalar_mul(&points, &scalars));
+    multi_scalar_mul(
         &[g.get(0), g.get(1), g.get(2), g.get(3)],
         &[
             Fr::one(),
@@ -410,7 +306,7 @@ fn subtree_commitment(
                 points.push(g.get(usize::from(index)));
                 scalars.push(child.map_to_scalar_field());
             }
-            Ok(linear_combination(&points, &scalars))
+            Ok(multi_scalar_mul(&points, &scalars))
         }
     }
 }
@@ -438,7 +334,7 @@ fn propagate(
         }
         level.sort_unstable_by_key(|(path, _)| *path);
         let new_commitments: Vec<Element> = level.iter().map(|(_, c)| *c).collect();
-        let new_fields = map_to_scalar_field(&new_commitments);
+        let new_fields = Element::par_batch_map_to_scalar_field(&new_commitments);
         // Group the level's nodes by parent (they are sorted by path, so siblings are
         // adjacent), then update the parents independently.
         let mut groups: Vec<(NodePath, Vec<Element>, Vec<Fr>)> = Vec::new();
@@ -466,7 +362,7 @@ fn propagate(
                 })?;
             Ok((
                 *parent_path,
-                parent.commitment + linear_combination(points, deltas),
+                parent.commitment + multi_scalar_mul(points, deltas),
             ))
         })
         .into_iter()
@@ -622,61 +518,6 @@ mod tests {
             hex::encode(v.post_state_root().unwrap()),
             "10ed89d89047bb168baa4e69b8607e260049e928ddbcb2fdd23ea0f4182b1f8a"
         );
-    }
-
-    #[test]
-    fn straus_matches_term_by_term_products() {
-        let g = &Crs::eip6800().g;
-        let big = Fr::from(u128::MAX) * Fr::from(0x1234_5678_9abc_def1u64);
-        let scalars = [
-            Fr::zero(),
-            Fr::one(),
-            -Fr::one(),
-            Fr::from(31u64),
-            -Fr::from(17u64),
-            big,
-            -big,
-            big * big,
-            Fr::from(u128::MAX) + Fr::one(),
-        ];
-        for n in 0..scalars.len() {
-            let points: Vec<Element> = g.iter().skip(n).take(n).copied().collect();
-            let terms = &scalars[..n];
-            let naive: Element = points.iter().zip(terms).map(|(p, s)| p * s).sum();
-            assert_eq!(vartime_straus(&points, terms), naive, "{n} terms");
-            assert_eq!(linear_combination(&points, terms), naive, "{n} terms");
-        }
-        let many: Vec<Fr> = (0..130u64)
-            .map(|i| big * Fr::from(i + 3) - Fr::from(i))
-            .collect();
-        let naive: Element = g.iter().zip(&many).map(|(p, s)| p * s).sum();
-        assert_eq!(vartime_straus(&g[..130], &many), naive);
-        assert_eq!(linear_combination(&g[..130], &many), naive);
-    }
-
-    #[test]
-    fn wnaf_digits_recompose_the_scalar() {
-        let big = Fr::from(u128::MAX) * Fr::from(0xfedc_ba98_7654_3210u64);
-        for s in [
-            Fr::zero(),
-            Fr::one(),
-            Fr::from(15u64),
-            Fr::from(16u64),
-            -Fr::one(),
-            big,
-        ] {
-            let digits = wnaf_digits(&s);
-            let mut acc = Fr::zero();
-            for d in digits.iter().rev() {
-                acc = acc + acc + Fr::from(i64::from(*d));
-            }
-            assert_eq!(acc, s);
-            assert!(digits
-                .iter()
-                .all(|d| *d == 0 || (d % 2 != 0 && d.abs() < 16)));
-            let nonzero: Vec<usize> = (0..digits.len()).filter(|&i| digits[i] != 0).collect();
-            assert!(nonzero.windows(2).all(|w| w[1] - w[0] >= 5), "{digits:?}");
-        }
     }
 
     #[test]

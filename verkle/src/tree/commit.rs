@@ -13,20 +13,16 @@
 //! Nodes of one level are independent and are computed in parallel (rayon); results are
 //! written back afterwards, so the computation only ever reads the arena.
 
-use std::sync::OnceLock;
-
 use banderwagon::arith::{One, Zero};
-use banderwagon::{fr_from_le_bytes_mod_order, Element, Fr};
+use banderwagon::{Element, Fr};
 use ipa::Committer;
 use rayon::prelude::*;
 
 use super::node::{Arena, ChildRef, Leaf, Node, NodeId, DIRTY};
-use crate::keys::Value;
+use witness::leaf::{stem_field, value_halves};
 
 /// Below this many items a level is computed on the calling thread.
 const PARALLEL_MIN: usize = 32;
-/// Points per batched map-to-field call on one thread.
-const MTF_CHUNK: usize = 256;
 
 /// Multiplications per parallel task, at most (a small batch is split finer, so that every
 /// thread gets a share: [`mul_chunk`]).
@@ -49,38 +45,9 @@ pub struct CommitCounts {
     pub internal_nodes: u64,
 }
 
-fn two_pow_128() -> Fr {
-    static T: OnceLock<Fr> = OnceLock::new();
-    *T.get_or_init(|| Fr::from(u128::MAX) + Fr::one())
-}
-
-/// `(low, high)` of a value slot: `(LE(v[0..16]) + 2^128, LE(v[16..32]))`, or `(0, 0)`.
-pub(crate) fn value_scalars(v: Option<&Value>) -> (Fr, Fr) {
-    match v {
-        None => (Fr::zero(), Fr::zero()),
-        Some(v) => {
-            let mut lo = [0u8; 16];
-            lo.copy_from_slice(&v[..16]);
-            let mut hi = [0u8; 16];
-            hi.copy_from_slice(&v[16..]);
-            (
-                Fr::from(u128::from_le_bytes(lo)) + two_pow_128(),
-                Fr::from(u128::from_le_bytes(hi)),
-            )
-        }
-    }
-}
-
 /// `map_to_scalar_field` of many points: batched, chunks in parallel.
 pub(super) fn batch_mtf(points: &[Element]) -> Vec<Fr> {
-    if points.len() <= MTF_CHUNK {
-        return Element::batch_map_to_scalar_field(points);
-    }
-    let parts: Vec<Vec<Fr>> = points
-        .par_chunks(MTF_CHUNK)
-        .map(Element::batch_map_to_scalar_field)
-        .collect();
-    parts.concat()
+    Element::par_batch_map_to_scalar_field(points)
 }
 
 /// One fixed-base scalar multiplication of a batch: `scalar·G_base`, added to `target`.
@@ -297,8 +264,8 @@ fn add_products(window: &[Term], products: &[Element], out: &mut [Element], star
 pub(super) fn suffix_terms(i: usize, leaf: &Leaf) -> impl Iterator<Item = Term> + '_ {
     leaf.pending.iter().flat_map(move |(s, old)| {
         let new = leaf.get(*s);
-        let (ol, oh) = value_scalars(old.as_ref());
-        let (nl, nh) = value_scalars(new);
+        let (ol, oh) = value_halves(old.as_ref());
+        let (nl, nh) = value_halves(new);
         let base = 2 * usize::from(s % 128);
         let target = 2 * i + usize::from(*s >= 128);
         let lo = (ol != nl).then(|| Term::new(target, base, nl - ol));
@@ -350,7 +317,7 @@ pub(super) fn leaf_terms(
         if with_g0 {
             out.push(Term::new(i, 0, Fr::one()));
         }
-        out.push(Term::new(i, 1, fr_from_le_bytes_mod_order(&leaf.stem)));
+        out.push(Term::new(i, 1, stem_field(&leaf.stem)));
         (Fr::zero(), Fr::zero())
     } else {
         (leaf.c1_mtf, leaf.c2_mtf)
@@ -630,19 +597,5 @@ mod tests {
         }
         // The same terms in generator order.
         assert_eq!(sum_terms(terms, targets, committer, false), sums);
-    }
-
-    #[test]
-    fn value_scalars_marker() {
-        let (lo, hi) = value_scalars(Some(&[0u8; 32]));
-        assert_eq!(lo, two_pow_128());
-        assert_eq!(hi, Fr::zero());
-        let mut v = [0u8; 32];
-        v[0] = 1;
-        v[16] = 2;
-        let (lo, hi) = value_scalars(Some(&v));
-        assert_eq!(lo, two_pow_128() + Fr::from(1u64));
-        assert_eq!(hi, Fr::from(2u64));
-        assert_eq!(value_scalars(None), (Fr::zero(), Fr::zero()));
     }
 }

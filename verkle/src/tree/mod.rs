@@ -14,7 +14,6 @@ pub(crate) mod node;
 pub mod prefix;
 pub mod subtree;
 
-pub(crate) use commit::value_scalars;
 pub use commit::CommitCounts;
 
 use std::collections::{BinaryHeap, HashSet};

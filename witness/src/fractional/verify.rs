@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 use banderwagon::arith::{One, Zero};
 use banderwagon::{DecodeError, Element, Fr};
 use bytes::Bytes;
-use ipa::{Crs, MultiProof, Transcript, VerifierQuery};
+use ipa::{Crs, MultiProof, Opening, Transcript};
 
 use super::coordinator::{fold_multiproof, leaf_hash, MerkleProofError};
 use super::wire::{FractionalDecodeError, FractionalProof};
+use crate::leaf::{stem_field, value_halves};
 use crate::preset::{EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_PRESENT, STEM_LEN};
-use crate::verify::{map_to_scalar_field, stem_field, value_halves, NodePath};
+use crate::verify::NodePath;
 
 /// The Fiat–Shamir transcript label of a fractional proof's IPA multiproof.
 pub const TRANSCRIPT_LABEL: &[u8] = b"fverkle-fractional";
@@ -477,8 +478,8 @@ pub fn verify_fractional(
     };
     let shard_points = decode(&shard_encodings, "shard commitment")?;
     let node_points = decode(&node_encodings, "commitment")?;
-    let shard_fields = map_to_scalar_field(&shard_points);
-    let node_fields = map_to_scalar_field(&node_points);
+    let shard_fields = Element::par_batch_map_to_scalar_field(&shard_points);
+    let node_fields = Element::par_batch_map_to_scalar_field(&node_points);
 
     // 5. Openings in (path, z) order.
     let ordered: Vec<(NodePath, Node, Option<Committed>)> = {
@@ -513,19 +514,23 @@ pub fn verify_fractional(
             .and_then(|(_, _, c)| c.map(|(_, f, _)| f))
             .unwrap_or_else(Fr::zero)
     };
-    let mut queries: Vec<VerifierQuery> = Vec::new();
+    // Each opened node's commitment once, the openings referring to it by index.
+    let mut commitments: Vec<Element> = Vec::new();
     let mut encodings: Vec<[u8; 32]> = Vec::new();
+    let mut openings: Vec<Opening> = Vec::new();
     for (path, n, c) in &ordered {
         let Some((commitment, _, enc)) = *c else {
             continue;
         };
+        // A proof's node count fits its 16-bit fields.
+        let index = u32::try_from(commitments.len()).expect("fewer than 2^32 nodes");
+        let opened_before = openings.len();
         let mut open = |point: u8, result: Fr| {
-            queries.push(VerifierQuery {
-                commitment,
+            openings.push(Opening {
+                commitment: index,
                 point,
                 result,
             });
-            encodings.push(enc);
         };
         match n.draft {
             Draft::Internal { children } => {
@@ -562,11 +567,15 @@ pub fn verify_fractional(
             }
             Draft::Empty => {}
         }
+        if openings.len() > opened_before {
+            commitments.push(commitment);
+            encodings.push(enc);
+        }
     }
 
     // 6. The IPA multiproof.
     let mp = proof.multiproof();
-    if queries.is_empty() {
+    if openings.is_empty() {
         if mp.iter().any(|&b| b != 0) {
             return Err(E::BadMultiproof);
         }
@@ -580,11 +589,12 @@ pub fn verify_fractional(
             _ => E::BadMultiproof,
         })?;
         multiproof
-            .verify_encoded(
+            .verify_openings(
                 Crs::eip6800(),
                 &mut Transcript::new(TRANSCRIPT_LABEL),
-                &queries,
+                &commitments,
                 &encodings,
+                &openings,
             )
             .map_err(|_| E::OpeningsRejected)?;
     }
@@ -631,6 +641,6 @@ pub fn verify_fractional(
             .filter_map(|i| proof.shard(i).map(|(x, c)| (x, *c)))
             .collect(),
         keys,
-        openings: queries.len(),
+        openings: openings.len(),
     })
 }

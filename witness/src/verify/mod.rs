@@ -1,0 +1,249 @@
+//! Stateless verification of an execution witness against a pre-state root
+//! (`spec/WIRE.md` §6).
+//!
+//! The verifier rebuilds, from the state diff and the extension statuses alone, the part of
+//! the pre-state tree the proof covers — internal nodes, leaves, empty slots and suffix
+//! trees, each at its path — assigns `commitments_by_path` to those nodes in path order,
+//! derives the set of openings `(path, z) → y`, and checks the multiproof over them with the
+//! transcript label `"vt"`. The root is the commitment at the empty path, so a wrong
+//! pre-state root makes the multiproof fail.
+//!
+//! Work is linear in the witness: the tree is a map keyed by path (at most 33 entries per
+//! stem). Every point — the root, each commitment, the proof's `D`, `L_i` and `R_i` — is
+//! decompressed once, all in one parallel pass (while the shape is rebuilt and the openings
+//! planned on another core: an opening whose value is a commitment's field only records
+//! which one, filled in after decoding); the commitments are mapped to the scalar field in
+//! batches; the public node list is built on one core while the other checks the proof; the
+//! transcript takes the commitments' bytes from the witness rather than re-encoding the
+//! points; and the multiproof is checked over the decoded commitments by index, with no
+//! per-opening copy of a point (`ipa::MultiProof::verify_openings`).
+
+mod error;
+mod openings;
+mod points;
+mod proven;
+mod shape;
+
+use banderwagon::arith::{One, Zero};
+use ipa::{Crs, Opening, Transcript};
+
+use crate::canonical::check_canonical;
+use crate::execution_witness::ExecutionWitness;
+
+pub use error::VerifyError;
+use openings::plan_openings;
+pub use points::decompressed_points;
+use points::{decode_points, DecodedPoints, PROOF_POINTS};
+pub use proven::{
+    ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode, ProvenStem, VerifiedWitness,
+};
+use shape::{path_of, proven_keys, rebuild_shape};
+
+/// The Fiat–Shamir transcript label of execution-witness multiproofs (go-verkle `"vt"`).
+const TRANSCRIPT_LABEL: &[u8] = b"vt";
+
+/// Verifies `witness` against the pre-state root (a compressed root commitment) and returns
+/// the proven pre-state.
+///
+/// Checks, in order: the structural canonical form ([`check_canonical`]); that the depths
+/// and extension statuses describe one tree, that `other_stems` holds exactly the stems of
+/// the absent-other leaves (in path order, each at its leaf's path) and that
+/// `commitments_by_path` holds exactly one commitment per proven node; that the root, every
+/// commitment and the proof decode (canonical points in the subgroup, final scalar < r); and
+/// finally the multiproof over the openings, in `(path, z)` order, with transcript `"vt"`.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let witness = witness::ExecutionWitness::from_json_str(&std::fs::read_to_string("block.json")?)?;
+/// let pre_state_root = [0u8; 32]; // the parent block's state root
+/// let proven = witness::verify(&pre_state_root, &witness)?;
+/// for key in proven.keys() {
+///     println!("{:02x?} = {:02x?}", key.key(), key.current_value);
+/// }
+/// let post_state_root = proven.post_state_root()?;
+/// # let _ = post_state_root;
+/// # Ok(())
+/// # }
+/// ```
+pub fn verify(
+    pre_state_root: &[u8; 32],
+    witness: &ExecutionWitness,
+) -> Result<VerifiedWitness, VerifyError> {
+    check_canonical(witness)?;
+    let state_diff = witness.state_diff();
+    if state_diff.is_empty() {
+        return Err(VerifyError::NoKeys);
+    }
+    let proof = witness.verkle_proof();
+    let commitments = proof.commitments_by_path();
+    // Cheap structural checks come before any point work: the shape (one map entry per
+    // proven node, bounded by the commitment count), the commitment count, and the rule
+    // that no internal node or leaf is the identity all read bytes only, so a witness with
+    // millions of well-formed points but the wrong shape is refused without decompressing
+    // one. Then the openings' plan (serial) runs beside the decoding (parallel).
+    let (mut stems, shape) = rebuild_shape(state_diff, &proof)?;
+    shape.check_identities(commitments)?;
+    let (plan, decoded) = join(
+        || plan_openings(&shape.nodes, state_diff),
+        || decode_points(pre_state_root, commitments, &proof),
+    );
+    let DecodedPoints {
+        elements,
+        fields,
+        multiproof,
+    } = decoded?;
+    let mut encoded: Vec<&[u8; 32]> = Vec::with_capacity(1 + commitments.len());
+    encoded.push(pre_state_root);
+    encoded.extend(commitments.iter());
+
+    let tree_elements = elements.get(PROOF_POINTS..).unwrap_or(&[]);
+    let tree_fields = fields.get(PROOF_POINTS..).unwrap_or(&[]);
+    shape.check_count(tree_elements.len())?;
+    // The proven node list is only output: it is built on one core while the other checks
+    // the proof (the check first, so it starts at once; the list waits to be taken).
+    let (proven, nodes) = join(
+        || {
+            let openings = plan.fill(tree_fields);
+            multiproof
+                .verify_openings(
+                    Crs::eip6800(),
+                    &mut Transcript::new(TRANSCRIPT_LABEL),
+                    tree_elements,
+                    &encoded,
+                    &openings,
+                )
+                .is_ok()
+                .then_some(openings)
+        },
+        || shape.into_nodes(tree_elements, tree_fields),
+    );
+    let openings = proven.ok_or(VerifyError::ProofRejected)?;
+    let mut nodes = nodes;
+    mark_proven_internal(&mut nodes, &openings);
+
+    for s in stems.iter_mut() {
+        match s.status {
+            ExtensionStatus::AbsentOther => {
+                let path = s.path();
+                s.leaf_stem = find_node(&nodes, &path).and_then(|n| n.leaf_stem);
+            }
+            ExtensionStatus::AbsentEmpty => s.bound = absence_is_bound(&nodes, s),
+            ExtensionStatus::Present => {}
+        }
+    }
+    let mut keys = proven_keys(state_diff);
+    for k in keys.iter_mut() {
+        k.bound = stems.get(k.stem_index).is_none_or(|s| s.bound);
+    }
+    Ok(VerifiedWitness {
+        pre_state_root: *pre_state_root,
+        nodes,
+        stems,
+        keys,
+        openings: openings.len(),
+    })
+}
+
+/// The node at `path` in a path-ordered node list.
+fn find_node<'a>(nodes: &'a [ProvenNode], path: &NodePath) -> Option<&'a ProvenNode> {
+    nodes
+        .binary_search_by(|n| n.path.cmp(path))
+        .ok()
+        .and_then(|i| nodes.get(i))
+}
+
+/// Sets [`ProvenNode::proven_internal`] on every internal node that the openings prove
+/// internal: opened at an index `z ≥ 4` to a non-zero value, or at `z = 0` to a value other
+/// than 1 — values no leaf polynomial `[1, stem, mtf(C1), mtf(C2), 0, …]` takes. The root is
+/// internal by definition.
+fn mark_proven_internal(nodes: &mut [ProvenNode], openings: &[Opening]) {
+    // Commitment `k` is the `k`-th node that is not an empty slot (the root is 0).
+    let mut proven = vec![false; nodes.len()];
+    for o in openings {
+        let rules_out_leaf =
+            (o.point >= 4 && !o.result.is_zero()) || (o.point == 0 && !o.result.is_one());
+        if rules_out_leaf {
+            if let Some(p) = proven.get_mut(o.commitment as usize) {
+                *p = true;
+            }
+        }
+    }
+    let mut next = 0usize;
+    for n in nodes.iter_mut() {
+        if n.kind == NodeKind::Empty {
+            continue;
+        }
+        let k = next;
+        next += 1;
+        n.proven_internal = n.kind == NodeKind::Internal
+            && (n.path.is_empty() || proven.get(k).copied().unwrap_or(false));
+    }
+}
+
+/// Whether the absence of the absent-empty stem `s` is bound: every internal node on its
+/// path below the root (depths `1..depth`) is proven internal ([`mark_proven_internal`]).
+///
+/// Then each of them is the real node at its path (its commitment is fixed by its parent's
+/// opening, and a node that is not a leaf is internal), so the empty slot is really empty.
+/// Otherwise a leaf could pose as one of them: its polynomial is zero at every index ≥ 4,
+/// so "opened to 0 at `stem[d]`" is true of it (`spec/WIRE.md`, "What a verified witness
+/// proves").
+fn absence_is_bound(nodes: &[ProvenNode], s: &ProvenStem) -> bool {
+    (1..usize::from(s.depth)).all(|d| {
+        path_of(&s.stem, d)
+            .and_then(|p| find_node(nodes, &p))
+            .is_some_and(|n| n.proven_internal)
+    })
+}
+
+/// `(a(), b())`, on two rayon tasks when the `parallel` feature is on.
+fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let ra = a();
+        (ra, b())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shape::ChildSet;
+    use super::*;
+
+    #[test]
+    fn node_path_orders_bytewise_and_walks() {
+        let root = NodePath::ROOT;
+        let a = root.child(3).unwrap();
+        let ab = a.child(0).unwrap();
+        let b = root.child(4).unwrap();
+        assert!(root < a && a < ab && ab < b);
+        assert_eq!(ab.parent(), Some((a, 0)));
+        assert_eq!(a.parent(), Some((root, 3)));
+        assert_eq!(root.parent(), None);
+        assert_eq!(NodePath::new(&[3, 0]), Some(ab));
+        assert_eq!(NodePath::new(&[0; 33]), None);
+        let full = NodePath::new(&[7; 32]).unwrap();
+        assert_eq!(full.child(1), None);
+        assert_eq!(format!("{ab}"), "0x0300");
+    }
+
+    #[test]
+    fn child_set_iterates_ascending() {
+        let mut s = ChildSet::default();
+        for i in [255, 0, 64, 63, 64] {
+            s.insert(i);
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 63, 64, 255]);
+        assert_eq!(s.len(), 4);
+    }
+}
