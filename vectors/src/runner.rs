@@ -132,7 +132,7 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<Report, VectorError> {
     })
 }
 
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), VectorError> {
+pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), VectorError> {
     let io = |source| VectorError::Io {
         path: path.to_path_buf(),
         source,
