@@ -104,8 +104,33 @@ fn python_reference_agrees_with_fverkle_on_the_go_verkle_witnesses() {
         assert_eq!(ours, Some(want), "{detail}");
         assert_eq!(py, Some(want), "{detail}");
     }
-    // Unreadable input is exit 2 in both.
+    // SSZ files (`.ssz`): the suite's one-key witness, and the same bytes with the current
+    // value's union selector set to 2 (`ssz.union`).
     let tmp = tempfile::tempdir().unwrap();
+    let suite: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("vectors/suite/witness_valid.json")).unwrap(),
+    )
+    .unwrap();
+    let case = suite["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "present_one_key")
+        .unwrap();
+    let pre = case["input"]["pre_state_root"].as_str().unwrap();
+    let ssz = hex::decode(&case["input"]["ssz"].as_str().unwrap()[2..]).unwrap();
+    let good = tmp.path().join("present_one_key.ssz");
+    std::fs::write(&good, &ssz).unwrap();
+    let (ours, py, detail) = both(&good, pre, None);
+    assert_eq!((ours, py), (Some(0), Some(0)), "{detail}");
+    let mut bad_union = ssz.clone();
+    bad_union[60] = 2;
+    let bad = tmp.path().join("union_selector_2.ssz");
+    std::fs::write(&bad, &bad_union).unwrap();
+    let (ours, py, detail) = both(&bad, pre, None);
+    assert_eq!((ours, py), (Some(2), Some(2)), "{detail}");
+    assert!(detail.contains("ssz.union"), "{detail}");
+    // Unreadable input is exit 2 in both.
     let bad = tmp.path().join("not-a-witness.json");
     std::fs::write(&bad, r#"{"hello": "world"}"#).unwrap();
     let (ours, py, detail) = both(&bad, DEVNET6_ROOT, None);

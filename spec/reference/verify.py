@@ -4,7 +4,8 @@
     python3 spec/reference/verify.py --pre-root ROOT [--post-root ROOT] FILE
 
 FILE is go-verkle JSON (bare, or inside the wrappers of WIRE.md §4.3) or SSZ (`.ssz`).
-Exit 0 valid, 1 invalid (the rule id is printed), 2 unreadable input.
+Exit 0 valid, 1 invalid (the rule id is printed), 2 unreadable input (a file that does not
+read as a witness, SSZ that breaks a rule of WIRE.md §2.6 included: its rule id is printed).
 """
 
 import argparse
@@ -29,15 +30,12 @@ def _root(text):
 
 
 def read_witness_file(path):
-    """The witness in FILE: SSZ when it ends in .ssz, else JSON. Raises Invalid for SSZ
-    that breaks a decoding rule, ValueError/JsonError when the file is unreadable."""
+    """The witness in FILE: SSZ when it ends in .ssz, else JSON. Raises SszError (with the
+    rule id) or JsonError/ValueError when the file does not read as a witness."""
     with open(path, "rb") as f:
         data = f.read()
     if path.endswith(".ssz"):
-        try:
-            return ssz.decode(data)
-        except ssz.SszError as e:
-            raise Invalid(e.rule, str(e))
+        return ssz.decode(data)
     doc = json.loads(data)
     _, w = json_witness.find_one_witness(doc)
     return json_witness.read_witness(w)
@@ -53,16 +51,16 @@ def main(argv=None):
         pre = _root(args.pre_root)
         post = _root(args.post_root) if args.post_root else None
         w = read_witness_file(args.file)
-    except Invalid as e:
-        print(f"invalid: {e.rule}: {e}")
-        return 1
+    except ssz.SszError as e:
+        print(f"unreadable: not an SSZ execution witness: {e}", file=sys.stderr)
+        return 2
     except (OSError, ValueError, json_witness.JsonError) as e:
         print(f"unreadable: {e}", file=sys.stderr)
         return 2
     try:
         verified = verify(pre, w)
     except Invalid as e:
-        print(f"invalid: {e.rule}: {e}")
+        print(f"invalid: {e}")
         return 1
     root = post_state_root(verified)
     keys = verified.keys()
