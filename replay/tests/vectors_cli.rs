@@ -148,25 +148,20 @@ fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Cases in the suite files, and those of `fractional_proof` (which the Python reference
-/// does not implement).
-fn suite_counts() -> (usize, usize) {
-    let (mut all, mut fractional) = (0, 0);
+/// Cases in the suite files.
+fn suite_case_count() -> usize {
+    let mut all = 0;
     for entry in std::fs::read_dir(workspace().join("vectors/suite")).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let n = doc["cases"].as_array().unwrap().len();
-        all += n;
-        if doc["kind"] == "fractional_proof" {
-            fractional += n;
-        }
+        all += doc["cases"].as_array().unwrap().len();
     }
-    (all, fractional)
+    all
 }
 
-/// The Python reference (`spec/reference/adapter.py`, written from `spec/WIRE.md` alone)
-/// agrees with every case of the suite it implements: zero differences, and only the
-/// `fractional_proof` cases unsupported. Persistent mode: about 20 s.
+/// The Python reference (`spec/reference/adapter.py`, written from `spec/WIRE.md` and
+/// `spec/FRACTIONAL.md` alone) agrees with every case of the suite, every kind included:
+/// zero differences, nothing unsupported. Persistent mode: about 20 s.
 #[test]
 fn python_reference_agrees_with_every_suite_case() {
     let command = format!("{} spec/reference/adapter.py", python3());
@@ -178,7 +173,10 @@ fn python_reference_agrees_with_every_suite_case() {
         .output()
         .unwrap();
     let lines = json_lines(&out.stdout);
-    let differing: Vec<_> = lines.iter().filter(|l| l["status"] == "differs").collect();
+    let differing: Vec<_> = lines
+        .iter()
+        .filter(|l| l["status"] == "differs" || l["status"] == "unsupported")
+        .collect();
     assert!(differing.is_empty(), "{differing:#?}");
     assert_eq!(
         out.status.code(),
@@ -186,21 +184,15 @@ fn python_reference_agrees_with_every_suite_case() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let (all, fractional) = suite_counts();
+    let all = suite_case_count();
     let summary = lines.last().unwrap();
     assert_eq!(summary["cases"], all);
     assert_eq!(summary["differ"], 0);
-    assert_eq!(summary["unsupported"], fractional);
-    assert_eq!(summary["passed"], all - fractional);
-    let unsupported_kinds: std::collections::BTreeSet<_> = lines
-        .iter()
-        .filter(|l| l["status"] == "unsupported")
-        .map(|l| l["kind"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(
-        unsupported_kinds.into_iter().collect::<Vec<_>>(),
-        ["fractional_proof"]
-    );
+    assert_eq!(summary["unsupported"], 0);
+    assert_eq!(summary["passed"], all);
+    let kinds: std::collections::BTreeSet<_> =
+        lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+    assert_eq!(kinds.len(), 8, "{kinds:?}");
 }
 
 /// One process per case, a command that rejects everything for `point.length`: the cases

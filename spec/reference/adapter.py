@@ -15,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import curve  # noqa: E402
+import fractional  # noqa: E402
 import ipa  # noqa: E402
 import json_witness  # noqa: E402
 import multiproof  # noqa: E402
@@ -172,6 +173,16 @@ def witness_case(inp):
                  keys=keys)
 
 
+def fractional_case(inp):
+    try:
+        shards, keys, openings = fractional.verify_fractional(
+            unhex(inp["coordinator_root"]), unhex(inp["proof"]))
+    except Invalid as e:
+        return invalid(e.rule)
+    keys = [{"key": hx(k), "current_value": None if v is None else hx(v)} for k, v in keys]
+    return valid(keys=keys, shards=shards, openings=openings)
+
+
 HANDLERS = {
     "point_codec": point_codec,
     "commitment": commitment,
@@ -180,6 +191,7 @@ HANDLERS = {
     "ipa": ipa_case,
     "multiproof": multiproof_case,
     "witness": witness_case,
+    "fractional_proof": fractional_case,
 }
 
 
