@@ -1,11 +1,11 @@
 //! The Python reference of `spec/WIRE.md` (`spec/reference/verify.py`) and `fverkle verify`
 //! reach the same verdicts on real witnesses of other implementations: the go-verkle JSON
-//! files of `shared/vectors/witness/` and a sample of the Kaustinen6 chain — every eighth
-//! block (1, 9, …, 193) and block 200, each checked against its parent root and, with
+//! files of `shared/vectors/witness/` and a sample of the Kaustinen6 chain — every tenth
+//! block (1, 11, …, 191) and block 200, each checked against its parent root and, with
 //! `--post-root`, its state root (block 1 differs from its state root by the chain's
 //! EIP-2935 quirk, in both). The sample keeps the test near 30 s on two cores (one Python
-//! start-up per block, about 1 s); all 200 blocks agree too, which takes about 40 s of
-//! Python in one process.
+//! start-up per file, most of its time); all 200 blocks agree too, which takes about 40 s
+//! of Python in one process.
 
 #![allow(clippy::unwrap_used)]
 
@@ -147,7 +147,7 @@ fn python_reference_agrees_with_fverkle_on_a_sample_of_the_kaustinen6_chain() {
     let tmp = tempfile::tempdir().unwrap();
     let mut checked = 0;
     for (i, block) in blocks.iter().enumerate() {
-        if i % 8 != 0 && i != blocks.len() - 1 {
+        if i % 10 != 0 && i != blocks.len() - 1 {
             continue;
         }
         let number = block["blockNumber"].as_u64().unwrap();
@@ -168,5 +168,5 @@ fn python_reference_agrees_with_fverkle_on_a_sample_of_the_kaustinen6_chain() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 26);
+    assert_eq!(checked, 21);
 }

@@ -115,11 +115,13 @@ def decode(b):
     x2 = x * x % P
     u = (1 - A * x2) % P
     v = (1 - D * x2) % P
-    y = sqrt_p(u * inv_p(v) % P)
-    if y is None:
+    # y² = u/v has a root exactly when u·v is a square (or u = 0); the subgroup check
+    # follows, and the root is computed last, for points that pass both.
+    if u != 0 and not is_square_p(u * v % P):
         raise PointError("point.not_on_curve")
     if not is_square_p(u):
         raise PointError("point.not_in_subgroup")
+    y = sqrt_p(u * inv_p(v) % P)
     if not _positive(y):
         y = P - y
     return from_affine(x, y)
