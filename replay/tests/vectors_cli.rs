@@ -124,3 +124,163 @@ fn check_of_a_missing_path_is_an_input_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/fverkle-vectors"));
 }
+
+/// `python3` from PATH; fails loudly when it is missing (the reference implementation of
+/// `spec/reference/` needs it).
+fn python3() -> &'static str {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "python3 is not on PATH: the spec/reference tests need it"
+    );
+    "python3"
+}
+
+/// The JSON lines of a `--json` run.
+fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Cases in the suite files.
+fn suite_case_count() -> usize {
+    let mut all = 0;
+    for entry in std::fs::read_dir(workspace().join("vectors/suite")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        all += doc["cases"].as_array().unwrap().len();
+    }
+    all
+}
+
+/// The Python reference (`spec/reference/adapter.py`, written from `spec/WIRE.md` and
+/// `spec/FRACTIONAL.md` alone) agrees with every case of the suite, every kind included:
+/// zero differences, nothing unsupported. Persistent mode: about 20 s.
+#[test]
+fn python_reference_agrees_with_every_suite_case() {
+    let command = format!("{} spec/reference/adapter.py", python3());
+    let out = fverkle()
+        .current_dir(workspace())
+        .args(["--json", "vectors", "check", "--persistent", "--impl"])
+        .arg(&command)
+        .arg("vectors/suite")
+        .output()
+        .unwrap();
+    let lines = json_lines(&out.stdout);
+    let differing: Vec<_> = lines
+        .iter()
+        .filter(|l| l["status"] == "differs" || l["status"] == "unsupported")
+        .collect();
+    assert!(differing.is_empty(), "{differing:#?}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = suite_case_count();
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["cases"], all);
+    assert_eq!(summary["differ"], 0);
+    assert_eq!(summary["unsupported"], 0);
+    assert_eq!(summary["passed"], all);
+    let kinds: std::collections::BTreeSet<_> =
+        lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+    assert_eq!(kinds.len(), 8, "{kinds:?}");
+}
+
+/// One process per case, a command that rejects everything for `point.length`: the cases
+/// with that rule pass, every other case differs and is named, and the exit code is 1.
+#[test]
+fn impl_differences_exit_1_and_name_each_case() {
+    let dir = temp_dir("impl");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        workspace().join("vectors/suite/point_codec.json"),
+        dir.join("point_codec.json"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a suite file").unwrap();
+    let out = fverkle()
+        .args(["vectors", "check", "--impl"])
+        .arg(r#"cat >/dev/null; echo '{"verdict": "invalid", "rule": "point.length"}'"#)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("point_codec.json")).unwrap())
+            .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let cases = doc["cases"].as_array().unwrap();
+    let same_rule = cases.iter().filter(|c| c["rule"] == "point.length").count();
+    assert!(same_rule > 0 && same_rule < cases.len());
+    for c in cases {
+        let name = c["name"].as_str().unwrap();
+        let status = if c["rule"] == "point.length" {
+            "ok"
+        } else {
+            "DIFFERS"
+        };
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(status) && l.contains(&format!(" {name}"))),
+            "{name} not reported as {status}:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("notes.txt: not a JSON suite file"),
+        "{stdout}"
+    );
+    let summary = format!(
+        "{} cases: {} passed, {} differ, 0 unsupported (1 files skipped)",
+        cases.len(),
+        same_rule,
+        cases.len() - same_rule
+    );
+    assert!(stdout.contains(&summary), "{stdout}");
+}
+
+/// A command answering `unsupported` passes nothing and differs nowhere (exit 0); one that
+/// crashes or prints no JSON differs on every case (exit 1).
+#[test]
+fn impl_unsupported_and_broken_commands() {
+    let suite = workspace().join("vectors/suite/tree_key.json");
+    let out = fverkle()
+        .args(["--json", "vectors", "check", "--impl"])
+        .arg(r#"cat >/dev/null; echo '{"verdict": "unsupported"}'"#)
+        .arg(&suite)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out.stdout);
+    let summary = lines.last().unwrap();
+    assert!(summary["cases"].as_u64().unwrap() > 0);
+    assert_eq!(summary["unsupported"], summary["cases"]);
+    assert_eq!(summary["passed"], 0);
+
+    for (mode, command) in [
+        (None, "cat >/dev/null; echo not json"),
+        (None, "cat >/dev/null; exit 3"),
+        (Some("--persistent"), "read line; exit 0"),
+    ] {
+        let mut cmd = fverkle();
+        cmd.args(["--json", "vectors", "check", "--timeout", "20"]);
+        if let Some(m) = mode {
+            cmd.arg(m);
+        }
+        let out = cmd.arg("--impl").arg(command).arg(&suite).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let lines = json_lines(&out.stdout);
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["differ"], summary["cases"], "{command}");
+    }
+}

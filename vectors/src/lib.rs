@@ -7,6 +7,8 @@
 //! - One runner, [`check_paths`], checks our suite and the upstream data of go-ipa,
 //!   geth/go-verkle, rust-verkle, besu and ethereumjs read in place, in their original
 //!   formats, and accounts for every file it is given.
+//! - [`check_impl`] runs every case of the suite through another implementation (a command
+//!   speaking the JSON protocol of `vectors/README.md`) and compares its answers.
 //!
 //! The call a user makes first:
 //!
@@ -22,6 +24,7 @@
 
 mod at;
 mod error;
+mod external;
 mod generate;
 mod ours;
 mod runner;
@@ -29,6 +32,7 @@ pub mod schema;
 mod upstream;
 
 pub use error::VectorError;
+pub use external::{check_impl, CaseOutcome, CaseReport, ImplConfig, ImplReport};
 pub use generate::{generate_suite, write_suite, SuiteFile};
 pub use ours::check_suite_document;
 pub use runner::{check_file, check_paths, FileReport, Format, Report, Status};

@@ -293,3 +293,99 @@ fn identity_commitment_cases_are_rejected_for_their_rule() {
         );
     }
 }
+
+/// Data files are recognised by their content: upstream files copied under other names, in
+/// a directory of another name, are checked by the same checkers and pass. A genesis dump or
+/// a witness under another name is recognised but has no known expected root, so it fails
+/// rather than passing unchecked.
+#[test]
+fn files_are_recognised_by_content_not_name() {
+    let shared = shared_dir();
+    let dir = std::env::temp_dir().join(format!("fverkle-vectors-renamed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let copies = [
+        ("crypto/001_vector_commitment.json", "a.json", Format::GoIpa),
+        (
+            "crypto/005_deserialize_point_not_in_curve.json",
+            "b.json",
+            Format::GoIpa,
+        ),
+        (
+            "crypto/006_deserialize_point_not_in_subgroup.json",
+            "c.json",
+            Format::GoIpa,
+        ),
+        (
+            "crypto/012_in_domain_ipa_proof_verification.json",
+            "d.json",
+            Format::GoIpa,
+        ),
+        ("crypto/commit_root_test.json", "e.json", Format::RustVerkle),
+        (
+            "crypto/pedersen_commitment_test.json",
+            "f.json",
+            Format::RustVerkle,
+        ),
+        (
+            "crypto/pedersen_hash_test.json",
+            "g.json",
+            Format::RustVerkle,
+        ),
+        ("tree/003_tree_mutation.json", "h.json", Format::GethTree),
+        (
+            "tree/004_storageslot_insert.json",
+            "i.json",
+            Format::GethTree,
+        ),
+        ("code/chunkifyCode.json", "j.json", Format::BesuCode),
+        ("code/contractCode.json", "k.json", Format::BesuCode),
+    ];
+    for (from, to, _) in &copies {
+        std::fs::copy(shared.join(from), dir.join(to)).unwrap();
+    }
+    std::fs::copy(suite_dir().join("ipa.json"), dir.join("l.json")).unwrap();
+    std::fs::copy(shared.join("genesis/gen-devnet-7.csv"), dir.join("m.txt")).unwrap();
+    std::fs::copy(
+        shared.join("witness/valid_block_72.json"),
+        dir.join("n.json"),
+    )
+    .unwrap();
+    let report = check_paths(std::slice::from_ref(&dir)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let by_name = |n: &str| {
+        report
+            .files
+            .iter()
+            .find(|f| f.path.file_name().unwrap() == n)
+            .unwrap()
+    };
+    for (from, to, format) in copies {
+        let f = by_name(to);
+        assert_eq!(f.format, format, "{from}");
+        assert!(
+            matches!(f.status, Status::Passed { checks } if checks > 0),
+            "{from}: {}",
+            f.status
+        );
+    }
+    let suite = by_name("l.json");
+    assert_eq!(suite.format, Format::Suite);
+    assert!(
+        matches!(suite.status, Status::Passed { .. }),
+        "{}",
+        suite.status
+    );
+    for (n, format) in [
+        ("m.txt", Format::Genesis),
+        ("n.json", Format::GoVerkleWitness),
+    ] {
+        let f = by_name(n);
+        assert_eq!(f.format, format, "{n}");
+        assert!(
+            matches!(f.status, Status::Failed { .. }),
+            "{n}: {}",
+            f.status
+        );
+    }
+}
