@@ -11,13 +11,13 @@
 
 mod commit;
 mod evict;
+pub mod hypertree;
 mod load;
+pub mod multi_commit;
 mod mutate;
 pub(crate) mod node;
 mod persist;
-pub mod prefix;
 mod read;
-pub mod subtree;
 
 pub use commit::CommitCounts;
 

@@ -47,7 +47,7 @@ type At = (usize, NodeId);
 /// let (mut a, mut b) = (verkle::Tree::new(), verkle::Tree::new());
 /// a.insert(&[1u8; 32], [2u8; 32]).unwrap();
 /// b.insert(&[3u8; 32], [4u8; 32]).unwrap();
-/// verkle::tree::prefix::commit_many(&mut [&mut a, &mut b]);
+/// verkle::tree::multi_commit::commit_many(&mut [&mut a, &mut b]);
 /// let mut single = verkle::Tree::new();
 /// single.insert(&[1u8; 32], [2u8; 32]).unwrap();
 /// assert_eq!(a.root_bytes(), single.root_bytes());
