@@ -325,10 +325,7 @@ fn propagate(
         }
     }
     for depth in (1..levels.len()).rev() {
-        let mut level = levels
-            .get_mut(depth)
-            .map(std::mem::take)
-            .unwrap_or_default();
+        let mut level = std::mem::take(&mut levels[depth]);
         if level.is_empty() {
             continue;
         }
