@@ -1,5 +1,5 @@
 //! Proving tree keys: the state diff and Verkle proof of an execution witness
-//! (spec-facts §3, verkle-facts §5), byte-identical to what go-verkle produces for the same
+//! (EIP-6800; `spec/WIRE.md` §6), byte-identical to what go-verkle produces for the same
 //! pre-state and keys.
 //!
 //! For each distinct stem of the keys the prover walks from the root to the stem's leaf (or

@@ -2,7 +2,7 @@
 //! [`Tree`] under one stem prefix.
 //!
 //! [`commit_many`] recomputes the changed nodes of every tree exactly as [`Tree::commit`]
-//! does for one (verkle-facts §3), but runs each phase once over all the trees: the
+//! does for one (`spec/WIRE.md` §13), but runs each phase once over all the trees: the
 //! suffix-commitment multiplications of every changed leaf, one batched map-to-field of the
 //! moved suffix commitments, the leaf-commitment multiplications, one batched map-to-field
 //! of the leaves, then per depth (deepest first) the internal nodes of that depth in every
