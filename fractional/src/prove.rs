@@ -3,7 +3,7 @@
 
 use verkle::keys::{TreeKey, Value};
 use verkle::proof::{
-    execution_witness, multiproof_bytes, OpenedNode, SubtreeOpenings, SubtreeProofError,
+    execution_witness, multiproof_bytes, HypertreeOpenings, HypertreeProofError, OpenedNode,
     MULTIPROOF_LEN,
 };
 use verkle::Tree;
@@ -49,17 +49,17 @@ fn internal_node(
 }
 
 impl ShardedTree {
-    /// The openings of `keys` (all in shard `shard`) in the subtree under `prefix` of that
+    /// The openings of `keys` (all in shard `shard`) in the hypertree under `prefix` of that
     /// shard's tree.
     fn shard_openings(
         &mut self,
         shard: u16,
         prefix: &[u8],
         keys: &[(TreeKey, Option<Value>)],
-    ) -> Result<SubtreeOpenings, FractionalError> {
+    ) -> Result<HypertreeOpenings, FractionalError> {
         self.ensure_open(&[shard])?;
-        let map = |e: SubtreeProofError| match e {
-            SubtreeProofError::Tree(source) => FractionalError::Tree { shard, source },
+        let map = |e: HypertreeProofError| match e {
+            HypertreeProofError::Tree(source) => FractionalError::Tree { shard, source },
             other => FractionalError::Store(Box::new(other)),
         };
         match self
@@ -67,8 +67,8 @@ impl ShardedTree {
             .get_mut(usize::from(shard))
             .and_then(|s| s.as_deref_mut())
         {
-            Some(t) => t.subtree_openings(prefix, keys).map_err(map),
-            None => Tree::new().subtree_openings(prefix, keys).map_err(map),
+            Some(t) => t.hypertree_openings(prefix, keys).map_err(map),
+            None => Tree::new().hypertree_openings(prefix, keys).map_err(map),
         }
     }
 
@@ -94,7 +94,7 @@ impl ShardedTree {
         let mut nodes: Vec<OpenedNode> = Vec::new();
         let mut stems = Vec::new();
         let mut other_stems = Vec::new();
-        let mut take = |o: SubtreeOpenings, nodes: &mut Vec<OpenedNode>| {
+        let mut take = |o: HypertreeOpenings, nodes: &mut Vec<OpenedNode>| {
             nodes.extend(o.nodes);
             stems.extend(o.stems);
             other_stems.extend(o.other_stems);

@@ -449,7 +449,7 @@ impl ShardedTree {
     /// wins): partitions them by shard, updates the touched shards in parallel (each
     /// shard's tree is its own; no lock is shared), commits them together (each phase of the
     /// commit one parallel batch over all touched shards, see
-    /// [`verkle::tree::prefix::commit_many`]), then updates the coordinator root (only the
+    /// [`verkle::tree::multi_commit::commit_many`]), then updates the coordinator root (only the
     /// touched leaves' paths) and the canonical root (by deltas). The report gives each
     /// phase's wall time.
     ///
@@ -499,13 +499,13 @@ impl ShardedTree {
         // then each depth) is one batch over all of them.
         let start = Instant::now();
         let mut trees: Vec<&mut ShardTree> = work.iter_mut().map(|(_, t, _)| &mut **t).collect();
-        verkle::tree::prefix::commit_many(&mut trees);
+        verkle::tree::multi_commit::commit_many(&mut trees);
         drop(trees);
         let results: Vec<Result<(u16, ShardTop), FractionalError>> = work
             .into_par_iter()
             .map(|(s, tree, _)| {
                 let top = tree
-                    .subtree_top(depth.prefix(s))
+                    .hypertree_top(depth.prefix(s))
                     .map_err(|source| FractionalError::Tree { shard: s, source })?;
                 Ok((s, shard_top(top)))
             })
@@ -558,8 +558,8 @@ impl ShardedTree {
     }
 }
 
-/// The [`ShardTop`] of a subtree top.
-pub(crate) fn shard_top(top: Option<verkle::tree::subtree::SubtreeTop>) -> ShardTop {
+/// The [`ShardTop`] of a hypertree top.
+pub(crate) fn shard_top(top: Option<verkle::tree::hypertree::HypertreeTop>) -> ShardTop {
     match top {
         None => ShardTop::empty(),
         Some(t) => ShardTop {

@@ -1,4 +1,4 @@
-//! The inner-product argument over the 256-point Lagrange basis (verkle-facts §4.2).
+//! The inner-product argument over the 256-point Lagrange basis (`spec/WIRE.md` §15.2).
 //!
 //! Statement: `C = <a, G>` and `y = <a, b>` where `b_i = L_i(z)`. Eight halving rounds;
 //! the proof is `L[8] ‖ R[8] ‖ a` (544 bytes). The verifier folds every round into one

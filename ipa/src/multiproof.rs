@@ -1,4 +1,4 @@
-//! Multiproofs: many openings `(C_i, z_i, y_i)` in one 576-byte proof (verkle-facts §4.3).
+//! Multiproofs: many openings `(C_i, z_i, y_i)` in one 576-byte proof (`spec/WIRE.md` §15.3).
 //!
 //! Transcript: `"multiproof"`, then `C`, `z`, `y` per query; `r`; `D = [g]` with
 //! `g = Σ rⁱ·(f_i − y_i)/(X − z_i)`; `t`; `E = [h]` with `h = Σ rⁱ·f_i/(t − z_i)`; then an
@@ -282,7 +282,7 @@ impl MultiProof {
     /// they arrived) and referred to by index; the transcript gets each opening's encoded
     /// commitment, point and value in the order of `openings`.
     ///
-    /// The statement and transcript of verkle-facts §4.3:
+    /// The statement and transcript of `spec/WIRE.md` §15.3:
     /// `E = Σ_j (Σ_{i opens j} rⁱ/(t − z_i))·C_j`, `g₂(t) = Σ_i rⁱ·y_i/(t − z_i)`, then the
     /// IPA of `E − D` at `t` to `g₂(t)`. When `openings` lists each commitment's openings
     /// together in ascending commitment order (as a witness does) and there are many, the

@@ -1,4 +1,4 @@
-//! The EIP-6800 Pedersen hash and `get_tree_key` (spec-facts §2 "Keys").
+//! The EIP-6800 Pedersen hash and `get_tree_key` (EIP-6800; `spec/WIRE.md` §12).
 //!
 //! `pedersen_hash(inp) = LE32(map_to_scalar_field(Σ ints_i·G_i))` with
 //! `ints = [2 + 256·len(inp)] ‖ LE_u128 chunks of inp`. For the 64 bytes of a tree key only

@@ -1,4 +1,4 @@
-//! The Fiat–Shamir transcript: a SHA-256 state machine (verkle-facts §4.1).
+//! The Fiat–Shamir transcript: a SHA-256 state machine (`spec/WIRE.md` §15.1).
 //!
 //! `state := label`; a message appends `label ‖ bytes` with no length prefix; a challenge
 //! appends its label, hashes the state, reduces the digest (little-endian) mod r, resets

@@ -1,4 +1,4 @@
-//! `verify witness N openings` (issue #3): a light client's whole `witness::verify` (SSZ
+//! `verify witness N openings`: a light client's whole `witness::verify` (SSZ
 //! decode, canonical checks, point decoding, opening-set rebuild, multiproof check) of a
 //! witness our prover makes for random keys of a 100k-key tree, sized so that it holds about
 //! N openings (within 5 %; the bench name gives the exact count and the key count). Keys as

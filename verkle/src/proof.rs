@@ -1,5 +1,5 @@
 //! Proving tree keys: the state diff and Verkle proof of an execution witness
-//! (spec-facts §3, verkle-facts §5), byte-identical to what go-verkle produces for the same
+//! (EIP-6800; `spec/WIRE.md` §6), byte-identical to what go-verkle produces for the same
 //! pre-state and keys.
 //!
 //! For each distinct stem of the keys the prover walks from the root to the stem's leaf (or
@@ -20,9 +20,9 @@
 //! holds, sorted, the stems of the leaves reached only by absent-other stems; the openings
 //! are proven in `(path, z)` order with the transcript label `"vt"`.
 //!
-//! The same walk can start at the **top of a subtree** instead of the root
-//! ([`Tree::subtree_openings`]): only nodes at or below the prefix are recorded, and a stem
-//! whose subtree is a single leaf hanging above the prefix is placed at the prefix's depth.
+//! The same walk can start at the **top of a hypertree** instead of the root
+//! ([`Tree::hypertree_openings`]): only nodes at or below the prefix are recorded, and a stem
+//! whose hypertree is a single leaf hanging above the prefix is placed at the prefix's depth.
 //! The fractional tree builds standard witnesses and fractional proofs from these pieces.
 
 use std::collections::BTreeMap;
@@ -99,7 +99,7 @@ fn opened_indices(opened: &[u64; 4]) -> impl Iterator<Item = u8> + '_ {
 /// opened at.
 #[derive(Clone, Debug)]
 pub struct OpenedNode {
-    /// Its path (a subtree's top that hangs above its prefix is given the prefix's path).
+    /// Its path (a hypertree's top that hangs above its prefix is given the prefix's path).
     pub path: Vec<u8>,
     /// Its commitment.
     pub commitment: Element,
@@ -120,26 +120,26 @@ pub struct StemOpening {
     pub suffixes: Vec<(u8, Option<Value>, Option<Value>)>,
 }
 
-/// The proven part of the subtree under a prefix.
+/// The proven part of the hypertree under a prefix.
 #[derive(Clone, Debug, Default)]
-pub struct SubtreeOpenings {
+pub struct HypertreeOpenings {
     /// The proven stems, ascending.
     pub stems: Vec<StemOpening>,
-    /// The proven nodes in path order; the first is the subtree's top when the subtree is
+    /// The proven nodes in path order; the first is the hypertree's top when the hypertree is
     /// not empty.
     pub nodes: Vec<OpenedNode>,
     /// Stems of the leaves reached only by absent-other stems, ascending.
     pub other_stems: Vec<Stem>,
 }
 
-/// Why a subtree proof could not be made.
+/// Why a hypertree proof could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum SubtreeProofError {
+pub enum HypertreeProofError {
     /// Reading the tree failed.
     #[error(transparent)]
     Tree(#[from] TreeError),
-    /// A key does not start with the subtree's prefix.
+    /// A key does not start with the hypertree's prefix.
     #[error("key 0x{key} is not under the prefix 0x{prefix}")]
     KeyOutsidePrefix {
         /// The key (hex).
@@ -240,10 +240,10 @@ impl<S: NodeStore> Tree<S> {
         &mut self,
         keys: &[(TreeKey, Option<Value>)],
     ) -> Result<OwnedExecutionWitness, TreeError> {
-        let o = match self.subtree_openings(&[], keys) {
+        let o = match self.hypertree_openings(&[], keys) {
             Ok(o) => o,
-            Err(SubtreeProofError::Tree(e)) => return Err(e),
-            Err(SubtreeProofError::KeyOutsidePrefix { .. }) => {
+            Err(HypertreeProofError::Tree(e)) => return Err(e),
+            Err(HypertreeProofError::KeyOutsidePrefix { .. }) => {
                 unreachable!("every key is under the empty prefix")
             }
         };
@@ -274,25 +274,25 @@ impl<S: NodeStore> Tree<S> {
         witness::prove_bound(&root, keys, |k| self.prove_with_new_values(k))
     }
 
-    /// The proven part of the subtree under `prefix` for `keys` (each must start with
+    /// The proven part of the hypertree under `prefix` for `keys` (each must start with
     /// `prefix`; duplicates allowed, for a key listed twice the last new value wins): every
     /// node at or below the prefix on the keys' paths, with its polynomial and openings, the
     /// stems' extension statuses (depths count from the tree's root) and current values.
     /// Commits pending changes first.
     ///
-    /// When the subtree is empty no node is recorded and every stem is absent-empty at the
+    /// When the hypertree is empty no node is recorded and every stem is absent-empty at the
     /// prefix's depth; when it is a single leaf (wherever it hangs) that leaf is the top, at
     /// the prefix's path and depth.
-    pub fn subtree_openings(
+    pub fn hypertree_openings(
         &mut self,
         prefix: &[u8],
         keys: &[(TreeKey, Option<Value>)],
-    ) -> Result<SubtreeOpenings, SubtreeProofError> {
+    ) -> Result<HypertreeOpenings, HypertreeProofError> {
         self.commit();
         let mut stems: BTreeMap<Stem, Suffixes> = BTreeMap::new();
         for (key, new_value) in keys {
             if !key.starts_with(prefix) {
-                return Err(SubtreeProofError::KeyOutsidePrefix {
+                return Err(HypertreeProofError::KeyOutsidePrefix {
                     key: hex::encode(key),
                     prefix: hex::encode(prefix),
                 });
@@ -443,7 +443,7 @@ impl<S: NodeStore> Tree<S> {
                     .collect(),
             })
             .collect();
-        Ok(SubtreeOpenings {
+        Ok(HypertreeOpenings {
             stems,
             nodes: opened,
             other_stems,
@@ -453,8 +453,8 @@ impl<S: NodeStore> Tree<S> {
     /// Walks the path of `stem`, recording each internal node at depth `top` or below and
     /// the slot it is opened at. Returns the depth where the path ends, the extension
     /// status, and the leaf there (if any: the stem's own leaf or another stem's). A path
-    /// that ends above depth `top` ends, for the subtree, at `top`: in an empty slot, or in
-    /// the subtree's only leaf.
+    /// that ends above depth `top` ends, for the hypertree, at `top`: in an empty slot, or in
+    /// the hypertree's only leaf.
     fn walk(
         &mut self,
         top: usize,
@@ -484,7 +484,7 @@ impl<S: NodeStore> Tree<S> {
                 Node::Internal(_) => cur = child,
                 Node::Leaf(l) => {
                     if depth + 1 < top && l.stem[..top] != stem[..top] {
-                        // The only leaf on the way holds another subtree's stem.
+                        // The only leaf on the way holds another hypertree's stem.
                         return Ok((top, EXT_ABSENT_EMPTY, None));
                     }
                     let ext = if l.stem == *stem {

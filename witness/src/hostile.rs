@@ -5,7 +5,7 @@
 //!
 //! The trees here are small and written out by hand (two leaves under the root), so every
 //! commitment and every opening is visible in the code; the leaf and suffix-tree
-//! polynomials follow verkle-facts §3.
+//! polynomials follow `spec/WIRE.md` §13.
 
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_to_le_bytes, Element, Fr};

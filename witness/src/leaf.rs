@@ -1,4 +1,4 @@
-//! EIP-6800 leaf math: the scalars a leaf commits to (verkle-facts §3; `spec/WIRE.md` §6.2).
+//! EIP-6800 leaf math: the scalars a leaf commits to (`spec/WIRE.md` §13).
 //!
 //! A leaf commits to `1, stem, map_to_scalar_field(C1), map_to_scalar_field(C2)`; its suffix
 //! trees `C1`/`C2` commit to each value as two halves at `2(s mod 128)` and `2(s mod 128)+1`.
@@ -32,7 +32,7 @@ fn le_word(bytes: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// `(low + 2^128, high)` for a present value, `(0, 0)` for an absent one (verkle-facts §3).
+/// `(low + 2^128, high)` for a present value, `(0, 0)` for an absent one (`spec/WIRE.md` §13).
 ///
 /// Both halves are below 2^129 < r, so each is a canonical scalar read straight from its
 /// limbs (the 2^128 "value present" marker is limb 2's low bit).

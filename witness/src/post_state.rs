@@ -253,7 +253,7 @@ fn keys_of(keys: &[ProvenKey], stem_index: usize) -> &[ProvenKey] {
     keys.get(start..end).unwrap_or(&[])
 }
 
-/// A leaf committed from scratch with only the written values (verkle-facts §3):
+/// A leaf committed from scratch with only the written values (`spec/WIRE.md` §13):
 /// `C = 1·G0 + stem·G1 + mtf(C1)·G2 + mtf(C2)·G3`.
 fn new_leaf(g: &Generators, stem: &[u8; STEM_LEN], writes: &[&ProvenKey]) -> Element {
     let mut halves: [(Vec<Element>, Vec<Fr>); 2] = Default::default();
@@ -325,10 +325,7 @@ fn propagate(
         }
     }
     for depth in (1..levels.len()).rev() {
-        let mut level = levels
-            .get_mut(depth)
-            .map(std::mem::take)
-            .unwrap_or_default();
+        let mut level = std::mem::take(&mut levels[depth]);
         if level.is_empty() {
             continue;
         }

@@ -102,7 +102,7 @@ fn check_blocks(depth: ShardDepth, blocks: &[Vec<Op>]) {
     let mut commitments = vec![[0u8; 32]; depth.shard_count()];
     for x in 0..24 {
         let shard = depth.shard_of(&stem_from(x));
-        let top = single.subtree_top(depth.prefix(shard)).unwrap();
+        let top = single.hypertree_top(depth.prefix(shard)).unwrap();
         let expected = top.map_or([0u8; 32], |t| t.commitment.to_bytes());
         assert_eq!(sharded.shard_commitment(shard), expected, "shard {shard}");
         commitments[usize::from(shard)] = expected;

@@ -1,4 +1,4 @@
-//! EIP-6800 tree keys (spec-facts §2 "Keys"; verkle-facts §2.3).
+//! EIP-6800 tree keys (EIP-6800; `spec/WIRE.md` §12).
 //!
 //! A tree key is 32 bytes: a 31-byte **stem** naming a leaf node and a 1-byte **suffix**
 //! naming one of its 256 values. `get_tree_key(address, tree_index, sub_index)` is the first
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn get_tree_key_known_answer() {
-        // verkle-facts §2.3: address bytes 1..=32, tree index bytes [64, 63, ..., 33], sub 0.
+        // `spec/WIRE.md` §12: address bytes 1..=32, tree index bytes [64, 63, ..., 33], sub 0.
         let mut addr = [0u8; 32];
         for (i, b) in addr.iter_mut().enumerate() {
             *b = i as u8 + 1;

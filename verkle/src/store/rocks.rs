@@ -111,20 +111,15 @@ pub struct RocksConfig {
     /// 128 MiB). A block rewrites the records of its nodes' whole paths, and the records near
     /// the root are rewritten by every block: a larger memtable holds more blocks, so each
     /// such record reaches the disk once per flush instead of once per block, and flushes and
-    /// compactions have less to write. On the fractional bench state (1M keys, 10k-update
-    /// blocks, 2 cores) 128 MiB against 64 MiB cut RocksDB's background CPU from ≈ 140 to
-    /// ≈ 55 ms per block and the 2-thread apply by ≈ 20 % (40-block runs of the `apply_cpu`
-    /// example; ≈ 5 % in the criterion bench), for up to 128 MiB more memory. Opening a
-    /// database replays the write-ahead log not yet flushed, up to 4 × this size (≈ 0.35 s
-    /// per 100 MB on that machine).
+    /// compactions have less to write, for up to twice this size in memory. Opening a
+    /// database replays the write-ahead log not yet flushed, up to 4 × this size.
+    /// `BENCHMARKS.md` (fractional tree) has the measured effect.
     pub write_buffer_bytes: usize,
     /// Size of one memtable of the `top` column family (the nodes at depth ≤
     /// [`TOP_PATH_LEN`]), in bytes (default 256 MiB; up to two). Each block rewrites most
     /// of these records (on a 1M-key state ≈ 8 MB per 10k-update block, over ≈ 42 MB of
     /// distinct records): a memtable holding ≈ 30 blocks flushes one version of each record
-    /// per 30 blocks. On the fractional bench state (1M keys, 10k-update blocks, 2 cores)
-    /// the split cut compaction CPU by ≈ 35 % (100-block `apply_cpu` runs: 2.0–2.6 s
-    /// against 3.5–4.1 s) and the 2-thread apply by ≈ 8 %.
+    /// per 30 blocks, and the compactions of the deeper records do not carry them.
     pub top_write_buffer_bytes: usize,
     /// `fsync` the write-ahead log on every batch (durable against power loss, slower).
     pub sync_writes: bool,
@@ -236,9 +231,8 @@ impl RocksStore {
         db_options.set_allow_mmap_reads(config.mmap_reads);
         // Flushes and compactions run at the lowest CPU priority (nice 19 for RocksDB's
         // background threads): on a machine whose cores are all busy applying a block they
-        // yield to it and catch up while the block is written (a single-threaded step). On
-        // the fractional bench state (1M keys, 10k-update blocks, 2 threads on 2 cores) the
-        // apply took ≈ 5–8 % less time in `apply_cpu` runs. Idle cores run them as before; a backlog is bounded
+        // yield to it and catch up while the block is written (a single-threaded step). Idle
+        // cores run them as before; a backlog is bounded
         // by RocksDB's own write slowdown. The thread pools are process-wide, so this holds
         // for every RocksDB database in the process. (Creating the default environment
         // handle cannot fail in practice; if it did, the priorities would stay as they are.)

@@ -1,4 +1,4 @@
-//! Recomputing commitments after changes (verkle-facts §3), by deltas, level by level.
+//! Recomputing commitments after changes (`spec/WIRE.md` §13), by deltas, level by level.
 //!
 //! 1. Dirty leaves (any depth): each changed suffix moves `C1` or `C2` by
 //!    `(new − old)·G_{2(s mod 128)}` and `(new − old)·G_{2(s mod 128)+1}` with

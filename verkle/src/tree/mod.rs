@@ -1,6 +1,6 @@
 //! The canonical EIP-6800 tree: insert / get / delete, batched delta commitments, persistence.
 //!
-//! Shape (verkle-facts §3): the root is an internal node at depth 0; a subtree holding one
+//! Shape (`spec/WIRE.md` §13): the root is an internal node at depth 0; a subtree holding one
 //! stem is that stem's leaf node; internal nodes exist only where two or more stems share a
 //! prefix. Deleting a stem's last value removes its leaf, and an internal node left with a
 //! single leaf child (and nothing else) collapses into it, so after any sequence of
@@ -11,13 +11,13 @@
 
 mod commit;
 mod evict;
+pub mod hypertree;
 mod load;
+pub mod multi_commit;
 mod mutate;
 pub(crate) mod node;
 mod persist;
-pub mod prefix;
 mod read;
-pub mod subtree;
 
 pub use commit::CommitCounts;
 

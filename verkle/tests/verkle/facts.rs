@@ -1,5 +1,5 @@
 //! Tree roots published by rust-verkle, go-verkle and the Python reference
-//! (verkle-facts §2.3 and §3).
+//! (`spec/WIRE.md` §12 and §13).
 
 use banderwagon::fr_to_le_bytes;
 use verkle::Tree;

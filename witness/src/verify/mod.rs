@@ -96,8 +96,12 @@ pub fn verify(
     encoded.push(pre_state_root);
     encoded.extend(commitments.iter());
 
-    let tree_elements = elements.get(PROOF_POINTS..).unwrap_or(&[]);
-    let tree_fields = fields.get(PROOF_POINTS..).unwrap_or(&[]);
+    let tree_elements = elements
+        .get(PROOF_POINTS..)
+        .expect("decode_points returns the proof's points first");
+    let tree_fields = fields
+        .get(PROOF_POINTS..)
+        .expect("decode_points maps every point it returns");
     shape.check_count(tree_elements.len())?;
     // The proven node list is only output: it is built on one core while the other checks
     // the proof (the check first, so it starts at once; the list waits to be taken).
@@ -163,9 +167,11 @@ fn mark_proven_internal(nodes: &mut [ProvenNode], openings: &[Opening]) {
         let rules_out_leaf =
             (o.point >= 4 && !o.result.is_zero()) || (o.point == 0 && !o.result.is_one());
         if rules_out_leaf {
-            if let Some(p) = proven.get_mut(o.commitment as usize) {
-                *p = true;
-            }
+            // The multiproof check refused any opening of a commitment it was not given,
+            // and it was given one per node that is not an empty slot.
+            *proven
+                .get_mut(o.commitment as usize)
+                .expect("an opened commitment is a proven node's") = true;
         }
     }
     let mut next = 0usize;
@@ -176,7 +182,7 @@ fn mark_proven_internal(nodes: &mut [ProvenNode], openings: &[Opening]) {
         let k = next;
         next += 1;
         n.proven_internal = n.kind == NodeKind::Internal
-            && (n.path.is_empty() || proven.get(k).copied().unwrap_or(false));
+            && (n.path.is_empty() || proven.get(k).copied().expect("one slot per node"));
     }
 }
 

@@ -357,7 +357,8 @@ impl ShapeBuilder {
             let Some((index, other)) = others.next() else {
                 break;
             };
-            let stem_index = absent_other.unwrap_or_default();
+            let stem_index =
+                absent_other.expect("a leaf without a stem was placed by an absent-other stem");
             if !other.starts_with(path.as_bytes()) {
                 return Err(VerifyError::OtherStemOffPath { index, stem_index });
             }
@@ -418,7 +419,7 @@ impl Shape {
 
     /// Pairs each node with its commitment: the root takes `elements[0]`, the other nodes
     /// (empty slots excepted) take the next ones in path order ([`Shape::check_count`] has
-    /// matched the counts; a missing commitment would read as the identity).
+    /// matched the counts).
     pub(super) fn into_nodes(self, elements: &[Element], fields: &[Fr]) -> Vec<ProvenNode> {
         let mut next = 0usize;
         self.nodes
@@ -430,8 +431,10 @@ impl Shape {
                     let i = next;
                     next += 1;
                     (
-                        elements.get(i).copied().unwrap_or_else(Element::identity),
-                        fields.get(i).copied().unwrap_or_default(),
+                        *elements
+                            .get(i)
+                            .expect("check_count matched the commitments"),
+                        *fields.get(i).expect("one field per commitment"),
                     )
                 };
                 let leaf_stem = match draft {

@@ -1,6 +1,7 @@
-//! The subtree under a stem prefix: what the fractional tree calls a hypertree.
+//! The hypertree under a stem prefix: the subtree of the canonical tree that holds exactly
+//! the stems starting with the prefix (one shard of a fractional tree).
 //!
-//! The subtree at prefix `p` holds exactly the stems starting with `p`. Its **top** is the
+//! The hypertree at prefix `p` holds exactly the stems starting with `p`. Its **top** is the
 //! node that commits to those stems: the internal node at path `p` when two or more stems
 //! share `p`, the single stem's leaf when there is one (wherever that leaf sits on the way
 //! to `p` — a leaf hangs at the shallowest depth where its stem is alone), and nothing when
@@ -14,9 +15,9 @@ use super::Tree;
 use crate::error::TreeError;
 use crate::store::{NodeKind, NodePath, NodeStore};
 
-/// The top node of a non-empty subtree.
+/// The top node of a non-empty hypertree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SubtreeTop {
+pub struct HypertreeTop {
     /// Internal node (two or more stems under the prefix) or leaf (one stem).
     pub kind: NodeKind,
     /// Its commitment.
@@ -25,15 +26,15 @@ pub struct SubtreeTop {
     pub mtf: Fr,
 }
 
-impl SubtreeTop {
-    /// `map_to_scalar_field` of an optional top: 0 for an empty subtree.
-    pub fn mtf_or_zero(top: Option<&SubtreeTop>) -> Fr {
+impl HypertreeTop {
+    /// `map_to_scalar_field` of an optional top: 0 for an empty hypertree.
+    pub fn mtf_or_zero(top: Option<&HypertreeTop>) -> Fr {
         top.map_or_else(Fr::zero, |t| t.mtf)
     }
 }
 
 impl<S: NodeStore> Tree<S> {
-    /// The top of the subtree under `prefix` (commits pending changes first); `None` when no
+    /// The top of the hypertree under `prefix` (commits pending changes first); `None` when no
     /// stem starts with `prefix`. The empty prefix gives the root (an internal node, whose
     /// commitment is the identity when the tree is empty). Nodes on the way that are not in
     /// memory are read from the store and kept.
@@ -41,11 +42,11 @@ impl<S: NodeStore> Tree<S> {
     /// ```
     /// let mut tree = verkle::Tree::new();
     /// tree.insert(&[7u8; 32], [1u8; 32]).unwrap();
-    /// let top = tree.subtree_top(&[7, 7]).unwrap().unwrap();
+    /// let top = tree.hypertree_top(&[7, 7]).unwrap().unwrap();
     /// assert_eq!(top.kind, verkle::store::NodeKind::Leaf);
-    /// assert!(tree.subtree_top(&[8]).unwrap().is_none());
+    /// assert!(tree.hypertree_top(&[8]).unwrap().is_none());
     /// ```
-    pub fn subtree_top(&mut self, prefix: &[u8]) -> Result<Option<SubtreeTop>, TreeError> {
+    pub fn hypertree_top(&mut self, prefix: &[u8]) -> Result<Option<HypertreeTop>, TreeError> {
         self.commit();
         let mut cur = self.root;
         for (depth, &index) in prefix.iter().enumerate() {
@@ -62,7 +63,7 @@ impl<S: NodeStore> Tree<S> {
             match self.arena.get(child) {
                 Node::Internal(_) => cur = child,
                 Node::Leaf(l) => {
-                    return Ok(l.stem.starts_with(prefix).then_some(SubtreeTop {
+                    return Ok(l.stem.starts_with(prefix).then_some(HypertreeTop {
                         kind: NodeKind::Leaf,
                         commitment: l.commitment,
                         mtf: l.mtf,
@@ -71,7 +72,7 @@ impl<S: NodeStore> Tree<S> {
             }
         }
         let n = self.arena.internal(cur);
-        Ok(Some(SubtreeTop {
+        Ok(Some(HypertreeTop {
             kind: NodeKind::Internal,
             commitment: n.commitment,
             mtf: n.mtf,
@@ -97,22 +98,22 @@ mod tests {
         t.insert(&key(&[1, 2, 4], 0), [2; 32]).unwrap();
         t.insert(&key(&[9], 0), [3; 32]).unwrap();
         let root = t.commit();
-        assert_eq!(t.subtree_top(&[]).unwrap().unwrap().commitment, root);
+        assert_eq!(t.hypertree_top(&[]).unwrap().unwrap().commitment, root);
         // [1] and [1, 2] are internal (two stems share them); [1, 2, 3] is a leaf.
-        let one = t.subtree_top(&[1]).unwrap().unwrap();
-        let one_two = t.subtree_top(&[1, 2]).unwrap().unwrap();
+        let one = t.hypertree_top(&[1]).unwrap().unwrap();
+        let one_two = t.hypertree_top(&[1, 2]).unwrap().unwrap();
         assert_eq!(one.kind, NodeKind::Internal);
         assert_eq!(one_two.kind, NodeKind::Internal);
         assert_ne!(one.commitment, one_two.commitment);
-        let leaf = t.subtree_top(&[1, 2, 3]).unwrap().unwrap();
+        let leaf = t.hypertree_top(&[1, 2, 3]).unwrap().unwrap();
         assert_eq!(leaf.kind, NodeKind::Leaf);
         // The leaf of [9, 0, ..] sits at depth 1 and is also the top of [9, 0] and [9, 0, 0].
-        let nine = t.subtree_top(&[9]).unwrap().unwrap();
+        let nine = t.hypertree_top(&[9]).unwrap().unwrap();
         assert_eq!(nine.kind, NodeKind::Leaf);
-        assert_eq!(t.subtree_top(&[9, 0, 0]).unwrap(), Some(nine));
-        assert_eq!(t.subtree_top(&[9, 1]).unwrap(), None);
-        assert_eq!(t.subtree_top(&[2]).unwrap(), None);
-        assert_eq!(SubtreeTop::mtf_or_zero(None), Fr::zero());
-        assert_eq!(SubtreeTop::mtf_or_zero(Some(&nine)), nine.mtf);
+        assert_eq!(t.hypertree_top(&[9, 0, 0]).unwrap(), Some(nine));
+        assert_eq!(t.hypertree_top(&[9, 1]).unwrap(), None);
+        assert_eq!(t.hypertree_top(&[2]).unwrap(), None);
+        assert_eq!(HypertreeTop::mtf_or_zero(None), Fr::zero());
+        assert_eq!(HypertreeTop::mtf_or_zero(Some(&nine)), nine.mtf);
     }
 }

@@ -2,7 +2,7 @@
 //! [`Tree`] under one stem prefix.
 //!
 //! [`commit_many`] recomputes the changed nodes of every tree exactly as [`Tree::commit`]
-//! does for one (verkle-facts §3), but runs each phase once over all the trees: the
+//! does for one (`spec/WIRE.md` §13), but runs each phase once over all the trees: the
 //! suffix-commitment multiplications of every changed leaf, one batched map-to-field of the
 //! moved suffix commitments, the leaf-commitment multiplications, one batched map-to-field
 //! of the leaves, then per depth (deepest first) the internal nodes of that depth in every
@@ -47,7 +47,7 @@ type At = (usize, NodeId);
 /// let (mut a, mut b) = (verkle::Tree::new(), verkle::Tree::new());
 /// a.insert(&[1u8; 32], [2u8; 32]).unwrap();
 /// b.insert(&[3u8; 32], [4u8; 32]).unwrap();
-/// verkle::tree::prefix::commit_many(&mut [&mut a, &mut b]);
+/// verkle::tree::multi_commit::commit_many(&mut [&mut a, &mut b]);
 /// let mut single = verkle::Tree::new();
 /// single.insert(&[1u8; 32], [2u8; 32]).unwrap();
 /// assert_eq!(a.root_bytes(), single.root_bytes());
