@@ -20,7 +20,7 @@ mod state;
 mod synth;
 
 use outcome::Outcome;
-use replay::{export, hexarg};
+use replay::{export, hexarg, input};
 
 /// Stateless verifier with a fractional Verkle tree core.
 #[derive(Parser, Debug)]

@@ -7,6 +7,7 @@ mod common;
 mod datadir;
 mod eest;
 mod gen;
+mod inputs;
 mod replay;
 mod strict;
 mod verify;
