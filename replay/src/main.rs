@@ -56,6 +56,14 @@ enum Command {
     Vectors(cmd::vectors::Args),
 }
 
+/// Whether logs are coloured: only on a terminal, and not when `NO_COLOR` is set to
+/// anything but the empty string (<https://no-color.org>).
+fn colour_logs() -> bool {
+    use std::io::IsTerminal;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
+}
+
 fn init_logging(verbose: u8) {
     let level = match verbose {
         0 => "info",
@@ -67,6 +75,7 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour_logs())
         .with_target(false)
         .try_init();
 }

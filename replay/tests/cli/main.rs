@@ -8,6 +8,7 @@ mod datadir;
 mod eest;
 mod gen;
 mod inputs;
+mod output;
 mod replay;
 mod strict;
 mod verify;
