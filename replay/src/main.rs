@@ -13,6 +13,7 @@ mod cmd;
 mod datadir;
 mod eest;
 mod outcome;
+mod pipeline;
 mod progress;
 mod replayer;
 mod rules;

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod ahead;
 mod common;
 mod datadir;
 mod eest;
