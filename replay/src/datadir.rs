@@ -213,7 +213,8 @@ fn init_genesis_in_steps(
         });
     }
     let name = spec.path.display().to_string();
-    let file = std::fs::File::open(&spec.path).with_context(|| format!("{name}: cannot read"))?;
+    // Plain, gzip or zstd.
+    let file = crate::input::open(&spec.path)?;
     let layout: Layout = spec.layout.into();
     // Read as a stream, in file order, a batch of accounts at a time; each batch's leaves
     // are applied and written out (with the identity meta, without the genesis root, so

@@ -1,14 +1,14 @@
 //! `fverkle replay --eest FILE [--test NAME]`: replays execution-spec-tests (EEST)
 //! blockchain-test fixtures in memory.
 //!
-//! A file holds either a map of test names to fixtures (as EEST publishes them) or one bare
-//! fixture (an object with `pre`, `genesisBlockHeader` and `blocks`). Per test: the genesis
-//! state is built from `pre` in the layout of its `network`, its root must be
-//! `genesisBlockHeader.stateRoot`; then each block goes through the same [`Replayer`] as an
-//! exported block (witness verified against the current root, every `currentValue` checked
-//! against the state, the `newValue`s applied, the root compared with
-//! `blockHeader.stateRoot`). No chain rule applies: a verkle fixture's witness lists the
-//! system-contract writes (EIP-2935's history slot) itself.
+//! A file (plain, gzip or zstd) holds either a map of test names to fixtures (as EEST
+//! publishes them) or one bare fixture (an object with `pre`, `genesisBlockHeader` and
+//! `blocks`). Per test: the genesis state is built from `pre` in the layout of its
+//! `network`, its root must be `genesisBlockHeader.stateRoot`; then each block goes through
+//! the same [`Replayer`] as an exported block (witness verified against the current root,
+//! every `currentValue` checked against the state, the `newValue`s applied, the root
+//! compared with `blockHeader.stateRoot`). No chain rule applies: a verkle fixture's
+//! witness lists the system-contract writes (EIP-2935's history slot) itself.
 //!
 //! Every selected test is read and decoded before any is replayed, so unreadable input
 //! ([`EestError`], exit 2) prints no results.
@@ -42,13 +42,8 @@ const NAMES_SHOWN: usize = 5;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum EestError {
-    /// The file cannot be read.
-    Read {
-        /// The file.
-        file: String,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    /// The file cannot be read, or it is compressed and its stream is truncated or corrupt.
+    Read(replay::input::InputError),
     /// The file is not JSON.
     Json {
         /// The file.
@@ -101,7 +96,7 @@ pub enum EestError {
 impl fmt::Display for EestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EestError::Read { file, source } => write!(f, "{file}: cannot read: {source}"),
+            EestError::Read(e) => write!(f, "{e}"),
             EestError::Json { file, message } => write!(f, "{file}: not JSON: {message}"),
             EestError::Shape { file, what } => write!(f, "{file}: {what}"),
             EestError::UnknownTest {
@@ -150,7 +145,7 @@ impl fmt::Display for EestError {
 impl std::error::Error for EestError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            EestError::Read { source, .. } => Some(source),
+            EestError::Read(e) => Some(e),
             _ => None,
         }
     }
@@ -448,10 +443,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<Outcome> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| EestError::Read {
-        file: file.clone(),
-        source,
-    })?;
+    let text = replay::input::read_to_string(path).map_err(EestError::Read)?;
     let doc: Json = serde_json::from_str(&text).map_err(|e| EestError::Json {
         file: file.clone(),
         message: e.to_string(),

@@ -1,7 +1,7 @@
 //! The parts of the `fverkle` binary that other packages use: the block-export reader
-//! ([`export`]), its hex helpers ([`hexarg`]) and the body of the `block_export` fuzz target
-//! ([`fuzz`]). The binary itself (`src/main.rs`, feature `cli`, on by default) is built on
-//! them.
+//! ([`export`]), the plain or compressed input files it opens ([`input`]), its hex helpers
+//! ([`hexarg`]) and the body of the `block_export` fuzz target ([`fuzz`]). The binary itself
+//! (`src/main.rs`, feature `cli`, on by default) is built on them.
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
@@ -17,3 +17,4 @@
 pub mod export;
 pub mod fuzz;
 pub mod hexarg;
+pub mod input;

@@ -13,6 +13,7 @@ mod cmd;
 mod datadir;
 mod eest;
 mod outcome;
+mod pipeline;
 mod progress;
 mod replayer;
 mod rules;
@@ -20,7 +21,7 @@ mod state;
 mod synth;
 
 use outcome::Outcome;
-use replay::{export, hexarg};
+use replay::{export, hexarg, input};
 
 /// Stateless verifier with a fractional Verkle tree core.
 #[derive(Parser, Debug)]
@@ -56,6 +57,14 @@ enum Command {
     Vectors(cmd::vectors::Args),
 }
 
+/// Whether logs are coloured: only on a terminal, and not when `NO_COLOR` is set to
+/// anything but the empty string (<https://no-color.org>).
+fn colour_logs() -> bool {
+    use std::io::IsTerminal;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
+}
+
 fn init_logging(verbose: u8) {
     let level = match verbose {
         0 => "info",
@@ -67,6 +76,7 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour_logs())
         .with_target(false)
         .try_init();
 }

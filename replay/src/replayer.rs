@@ -1,4 +1,4 @@
-//! The replay loop: for each exported block, verify its witness against the current root,
+//! The replay step: for each exported block, verify its witness against the current root,
 //! check its pre-values against the stored state, apply its writes, commit, compare the
 //! root with the block's `stateRoot`, and persist with that root — one report per block.
 //! A block the state already holds (resume) is not replayed but checked against the root
@@ -171,6 +171,39 @@ impl Totals {
     }
 }
 
+/// The verdict of a block's witness against a pre-state root, reached ahead of the block:
+/// against the root the export claims before it (its `parentStateRoot`, else the block
+/// before's `stateRoot`), while the block before is still being applied.
+#[derive(Clone, Debug)]
+pub struct EarlyVerdict {
+    /// The root the witness was verified against.
+    pub root: [u8; 32],
+    /// `Ok`, or why it does not verify.
+    pub result: Result<(), String>,
+    /// Microseconds the verification took.
+    pub us: u64,
+}
+
+impl EarlyVerdict {
+    /// Whether `witness` verifies against `root`.
+    fn verify(root: &[u8; 32], witness: &witness::ExecutionWitness) -> Result<(), String> {
+        witness::verify(root, witness)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Verifies `witness` against `root` now.
+    pub fn of(root: [u8; 32], witness: &witness::ExecutionWitness) -> EarlyVerdict {
+        let t = Instant::now();
+        let result = EarlyVerdict::verify(&root, witness);
+        EarlyVerdict {
+            root,
+            result,
+            us: t.elapsed().as_micros() as u64,
+        }
+    }
+}
+
 /// Replays blocks onto a state.
 pub struct Replayer<'a> {
     state: &'a mut dyn State,
@@ -236,6 +269,11 @@ impl<'a> Replayer<'a> {
             backfill,
             totals: Totals::default(),
         })
+    }
+
+    /// The state's height and the root it holds there (as persisted).
+    pub fn position(&self) -> (u64, [u8; 32]) {
+        (self.state.height().unwrap_or(0), self.persisted_root)
     }
 
     /// The root the state holds at `height`: the genesis root at 0, the root recorded with
@@ -318,6 +356,17 @@ impl<'a> Replayer<'a> {
     /// Replays one block. Errors (exit 2) are input problems, such as a block out of order;
     /// verdicts come back as [`Step::Mismatch`].
     pub fn block(&mut self, b: &ExportedBlock) -> Result<Step> {
+        self.block_verified_ahead(b, None)
+    }
+
+    /// [`Replayer::block`], given the verdict of the block's witness against the root the
+    /// export claims before it, reached while the block before was applied: used only when
+    /// that root is the state's current root, else the witness is verified here.
+    pub fn block_verified_ahead(
+        &mut self,
+        b: &ExportedBlock,
+        ahead: Option<&EarlyVerdict>,
+    ) -> Result<Step> {
         let height = self.state.height().unwrap_or(0);
         if b.number <= height {
             return self.check_held(b, height);
@@ -347,17 +396,18 @@ impl<'a> Replayer<'a> {
 
         // Verify the witness against the current root, and its pre-values against the state.
         let t = Instant::now();
-        let verified = match witness::verify(&pre_root, &b.witness) {
-            Ok(v) => v,
-            Err(e) => {
-                r.verify_us = t.elapsed().as_micros() as u64;
-                r.error = Some(format!(
-                    "{origin}: field executionWitness: does not verify against the pre-state root {}: {e}",
-                    to_hex(&pre_root)
-                ));
-                return Ok(Step::Mismatch(r));
-            }
+        let (verdict, ahead_us) = match ahead.filter(|a| a.root == pre_root) {
+            Some(a) => (a.result.clone(), a.us),
+            None => (EarlyVerdict::verify(&pre_root, &b.witness), 0),
         };
+        if let Err(e) = verdict {
+            r.verify_us = ahead_us + t.elapsed().as_micros() as u64;
+            r.error = Some(format!(
+                "{origin}: field executionWitness: does not verify against the pre-state root {}: {e}",
+                to_hex(&pre_root)
+            ));
+            return Ok(Step::Mismatch(r));
+        }
         let mut writes: Vec<(TreeKey, Option<Value>)> = Vec::new();
         for s in b.witness.state_diff().iter() {
             for d in s.suffix_diffs.iter() {
@@ -365,7 +415,7 @@ impl<'a> Replayer<'a> {
                 let stored = self.state.get(&key)?;
                 let claimed = d.current_value.copied();
                 if stored != claimed {
-                    r.verify_us = t.elapsed().as_micros() as u64;
+                    r.verify_us = ahead_us + t.elapsed().as_micros() as u64;
                     let show = |v: Option<Value>| v.map(|v| to_hex(&v)).unwrap_or("absent".into());
                     r.error = Some(format!(
                         "{origin}: field executionWitness.stateDiff: currentValue of key {} is {}, the state holds {}",
@@ -380,8 +430,7 @@ impl<'a> Replayer<'a> {
                 }
             }
         }
-        drop(verified);
-        r.verify_us = t.elapsed().as_micros() as u64;
+        r.verify_us = ahead_us + t.elapsed().as_micros() as u64;
 
         // Chain rules come first; the witness's own writes win on a shared key.
         if let Some((name, mut extra)) = self.chain.extra_writes(b.number, self.layout)? {

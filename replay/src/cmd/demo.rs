@@ -118,6 +118,7 @@ fn replay_mode(
 
 /// Proves `keys` against the state and verifies the witness statelessly.
 fn prove_and_verify(
+    mode: Mode,
     state: &mut dyn State,
     keys: &[TreeKey],
     json: bool,
@@ -137,10 +138,11 @@ fn prove_and_verify(
         out,
         json,
         "prove",
-        serde_json::json!({"keys": keys.len(), "witness_bytes": bytes, "prove_ms": prove_ms,
+        serde_json::json!({"mode": mode.name(), "keys": keys.len(), "witness_bytes": bytes, "prove_ms": prove_ms,
             "verify_ms": verify_ms, "ok": ok, "root": to_hex(&root)}),
         format!(
-            "  proof of {} keys against the final root ({bytes} B SSZ): prove {prove_ms:.0} ms, verify {verify_ms:.0} ms: {}",
+            "  {} mode: proof of {} keys against the final root ({bytes} B SSZ): prove {prove_ms:.0} ms, verify {verify_ms:.0} ms: {}",
+            mode.name(),
             keys.len(),
             if ok { "valid" } else { "INVALID" }
         ),
@@ -167,11 +169,12 @@ fn prove_and_verify(
             out,
             json,
             "prove fractional",
-            serde_json::json!({"keys": keys.len(), "proof_bytes": len, "shards": shards, "prove_ms": prove_ms,
+            serde_json::json!({"mode": mode.name(), "keys": keys.len(), "proof_bytes": len, "shards": shards, "prove_ms": prove_ms,
                 "verify_ms": verify_ms, "ok": fok, "coordinator_root": to_hex(&coordinator_root),
                 "error": verdict.err().map(|e| e.to_string())}),
             format!(
-                "  fractional proof of {} keys over {shards} shards ({len} B) against the coordinator root {}: prove {prove_ms:.0} ms, verify {verify_ms:.0} ms: {}",
+                "  {} mode: fractional proof of {} keys over {shards} shards ({len} B) against the coordinator root {}: prove {prove_ms:.0} ms, verify {verify_ms:.0} ms: {}",
+                mode.name(),
                 keys.len(),
                 to_hex(&coordinator_root),
                 if fok { "valid" } else { "INVALID" }
@@ -303,8 +306,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         }
     }
     if outcome == Outcome::Ok {
-        for (_, run) in runs.iter_mut() {
-            if prove_and_verify(run.state.as_mut(), &keys, json, out)? != Outcome::Ok {
+        for (mode, run) in runs.iter_mut() {
+            if prove_and_verify(*mode, run.state.as_mut(), &keys, json, out)? != Outcome::Ok {
                 outcome = Outcome::Invalid;
             }
         }

@@ -62,8 +62,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     }
     let name = args.genesis.display().to_string();
     let t = Instant::now();
-    let file =
-        std::fs::File::open(&args.genesis).with_context(|| format!("{name}: cannot read"))?;
+    // Plain, gzip or zstd.
+    let file = crate::input::open(&args.genesis)?;
     // Streamed a batch of accounts at a time: the file is never held whole (the tree is,
     // in memory; `--datadir` bounds that too).
     let mut tree = Tree::new();

@@ -11,6 +11,7 @@ use crate::cmd::genesis::LayoutArg;
 use crate::datadir::{block_meta, init_genesis, open_state, GenesisSpec, Mode};
 use crate::export::ExportReader;
 use crate::outcome::Outcome;
+use crate::pipeline::ReadAhead;
 use crate::progress::Progress;
 use crate::replayer::{Replayer, Step};
 use crate::rules::Chain;
@@ -79,9 +80,11 @@ pub fn replay_into(
     let mut replayer = Replayer::new(state, spec.chain, spec.layout.into(), meta)?;
     let mut progress = Progress::new("replay", None);
     let mut outcome = Outcome::Ok;
-    for block in ExportReader::new(blocks) {
-        let block = block?;
-        match replayer.block(&block)? {
+    // Decoding and witness verification run one block ahead, on another thread.
+    let (height, root) = replayer.position();
+    for prepared in ReadAhead::spawn(ExportReader::new(blocks), height, root)? {
+        let (block, ahead) = prepared?;
+        match replayer.block_verified_ahead(&block, ahead.as_ref())? {
             Step::Skipped => {}
             Step::Applied(r) => {
                 if per_block {

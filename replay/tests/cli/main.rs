@@ -3,10 +3,13 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod ahead;
 mod common;
 mod datadir;
 mod eest;
 mod gen;
+mod inputs;
+mod output;
 mod replay;
 mod strict;
 mod verify;
