@@ -15,8 +15,9 @@
 //! gzip or zstd compressed ([`crate::input`]: told apart by its first bytes, streamed).
 //!
 //! A BLOCK object carries its number (`blockNumber`, or `number` as JSON-RPC says it; a block
-//! with both must give the same value), `stateRoot`, optionally `parentStateRoot`, and an
-//! execution witness anywhere inside it (`executionWitness` or `execution_witness`); in a
+//! with both must give the same value), `stateRoot`, optionally `parentStateRoot` (on the
+//! block or inside its witness; both must agree), and an execution witness anywhere inside
+//! it (`executionWitness` or `execution_witness`); in a
 //! beacon dump or an `execution_payload`/`executionPayload` wrapper the number and root are
 //! the payload's `block_number` and `state_root`. Numbers may be JSON integers, decimal or
 //! `0x` strings.
@@ -367,6 +368,26 @@ fn decode_block(origin: String, v: &Json, t: Instant) -> Result<ExportedBlock> {
                 .map_err(|e| anyhow!("{origin}: block {number}: field {pf}: {e}"))?,
         ),
     };
+    // A verkle-era geth or EthereumJS puts the parent's state root inside the witness.
+    let witness_obj = [v, h].into_iter().find_map(|o| {
+        o.get("executionWitness")
+            .or_else(|| o.get("execution_witness"))
+    });
+    let inner_parent =
+        match witness_obj.and_then(|w| field(w, &["parentStateRoot", "parent_state_root"])) {
+            None | Some((_, Json::Null)) => None,
+            Some((pf, pv)) => Some(parse_root_field(pv).map_err(|e| {
+                anyhow!("{origin}: block {number}: field executionWitness.{pf}: {e}")
+            })?),
+        };
+    let parent_state_root = match (parent_state_root, inner_parent) {
+        (Some(a), Some(b)) if a != b => bail!(
+            "{origin}: block {number}: fields parentStateRoot and executionWitness.parentStateRoot disagree: {} and {}",
+            crate::hexarg::to_hex(&a),
+            crate::hexarg::to_hex(&b)
+        ),
+        (a, b) => a.or(b),
+    };
     let witness = ExecutionWitness::from_json_value(v)
         .map_err(|e| anyhow!("{origin}: block {number}: execution witness: {e}"))?;
     let witness_bytes = witness.as_ssz().len();
@@ -696,5 +717,32 @@ mod tests {
                 "{typed:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_parent_state_root_inside_the_witness_is_read_and_must_agree() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = empty_witness_json();
+        w["parentStateRoot"] = serde_json::json!(format!("0x{}", "33".repeat(32)));
+        let inner = response(1, geth_block(5, &w));
+        let mut agree = geth_block(6, &w);
+        agree["parentStateRoot"] = serde_json::json!(format!("0x{}", "33".repeat(32)));
+        let mut differ = geth_block(7, &w);
+        differ["parentStateRoot"] = serde_json::json!(format!("0x{}", "44".repeat(32)));
+        let f = write(
+            dir.path(),
+            "p.jsonl",
+            &format!("{inner}\n{agree}\n{differ}\n"),
+        );
+        let mut r = ExportReader::new(&[f]);
+        let b = r.next().expect("one").expect("ok");
+        assert_eq!(b.parent_state_root, Some([0x33; 32]));
+        let b = r.next().expect("two").expect("ok");
+        assert_eq!(b.parent_state_root, Some([0x33; 32]));
+        let e = format!("{:#}", r.next().expect("three").expect_err("disagree"));
+        assert!(
+            e.contains("p.jsonl: line 3: block 7: fields parentStateRoot and executionWitness.parentStateRoot disagree"),
+            "{e}"
+        );
     }
 }

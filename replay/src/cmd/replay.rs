@@ -24,7 +24,7 @@ pub struct Args {
     /// block). Without it the state is kept in memory for this run only.
     #[arg(long, conflicts_with = "eest")]
     datadir: Option<PathBuf>,
-    /// The genesis file (geth genesis with `alloc`, or a bare alloc).
+    /// The genesis file (geth genesis with `alloc`, or a bare alloc; plain, gzip or zstd).
     #[arg(long, required_unless_present = "eest", conflicts_with = "eest")]
     genesis: Option<PathBuf>,
     /// Account layout of the chain.
@@ -41,12 +41,14 @@ pub struct Args {
     /// Which tree holds the state.
     #[arg(long, value_enum, default_value = "single")]
     mode: Mode,
-    /// Exported block files: `{"blocks": [...]}`, JSON Lines of blocks, or beacon-API block
-    /// dumps; `-` reads stdin.
+    /// Exported block files: `{"blocks": [...]}`, a JSON array of blocks, JSON Lines of
+    /// blocks, JSON-RPC `eth_getBlockByNumber` responses (one, a batch, or one per line), or
+    /// beacon-API block dumps; any of them gzip or zstd compressed; `-` reads stdin.
     #[arg(required_unless_present = "eest", conflicts_with = "eest")]
     blocks: Vec<PathBuf>,
     /// An execution-spec-tests blockchain-test file (a map of test names to fixtures, or one
-    /// fixture): replay each test from its `pre` in memory; one result per test.
+    /// fixture; plain, gzip or zstd): replay each test from its `pre` in memory; one result
+    /// per test.
     #[arg(long, value_name = "FILE")]
     eest: Option<PathBuf>,
     /// With `--eest`: replay only the test of this name.
