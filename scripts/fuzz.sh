@@ -51,7 +51,11 @@ for t in "${targets[@]}"; do
   set -e
   # Executions: libFuzzer's final stats (summed over jobs).
   job_logs=()
-  if [ "$jobs" -gt 1 ]; then job_logs=(witness/fuzz-*.log); fi
+  if [ "$jobs" -gt 1 ]; then
+    shopt -s nullglob
+    job_logs=(witness/fuzz-*.log)
+    shopt -u nullglob
+  fi
   runs=$(cat "$log" "${job_logs[@]}" 2>/dev/null \
     | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s += $1} END {print s + 0}')
   # With -jobs, libFuzzer writes one log per job in the directory it runs in.
