@@ -50,8 +50,14 @@ for t in "${targets[@]}"; do
   rc=$?
   set -e
   # Executions: libFuzzer's final stats (summed over jobs).
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" witness/fuzz-*.log 2>/dev/null \
-    | awk '{s += $1} END {print s + 0}')
+  job_logs=()
+  if [ "$jobs" -gt 1 ]; then
+    shopt -s nullglob
+    job_logs=(witness/fuzz-*.log)
+    shopt -u nullglob
+  fi
+  runs=$(cat "$log" "${job_logs[@]}" 2>/dev/null \
+    | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s += $1} END {print s + 0}')
   # With -jobs, libFuzzer writes one log per job in the directory it runs in.
   if [ "$jobs" -gt 1 ]; then cat witness/fuzz-*.log >>"$log" 2>/dev/null || true; rm -f witness/fuzz-*.log; fi
   corpus=$(find "$fuzz_dir/corpus/$t" -type f | wc -l)

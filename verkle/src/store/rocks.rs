@@ -14,6 +14,8 @@
 //! write-ahead log applies atomically: a process killed during a write reopens with all of
 //! the batch or none of it. With [`RocksConfig::sync_writes`] off (the default) a batch is
 //! durable against a process crash; turn it on to be durable against a power loss too.
+//! RocksDB's flushes and compactions run at the lowest CPU priority (nice 19), so on a busy
+//! machine they wait for the block being applied.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
