@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod reference_python;
+
 use std::path::PathBuf;
 
 use assert_cmd::Command;

@@ -7,28 +7,11 @@
 //! start-up per file, most of its time); all 200 blocks agree too, which takes about 40 s
 //! of Python in one process.
 
-#![allow(clippy::unwrap_used)]
-
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn shared() -> PathBuf {
-    let p = match std::env::var_os("FVERKLE_VECTORS") {
-        Some(p) => PathBuf::from(p),
-        None => workspace().join("../shared/vectors"),
-    };
-    assert!(
-        p.is_dir(),
-        "vectors directory {} is missing (set FVERKLE_VECTORS)",
-        p.display()
-    );
-    p
-}
+use super::{shared, workspace};
 
 fn python3() -> &'static str {
     let ok = std::process::Command::new("python3")
