@@ -11,20 +11,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-use super::{shared, workspace};
-
-fn python3() -> &'static str {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "python3 is not on PATH: the spec/reference tests need it"
-    );
-    "python3"
-}
+use super::{python3, shared, workspace};
 
 /// Exit codes of `fverkle verify` and of `verify.py` on one file.
 fn both(file: &Path, pre: &str, post: Option<&str>) -> (Option<i32>, Option<i32>, String) {
