@@ -7,6 +7,8 @@
 //! commitment and every opening is visible in the code; the leaf and suffix-tree
 //! polynomials follow verkle-facts §3.
 
+use crate::prelude::*;
+
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_to_le_bytes, Element, Fr};
 use ipa::{Committer, MultiProof, ProverQuery, Transcript};
