@@ -20,7 +20,20 @@ fn old_decode(x: Fq) -> bool {
     y.is_some() && num.legendre().is_qr()
 }
 
+/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
+/// portable field code or turn off the 8-lane products, for A/B measurements.
+fn field_backend_from_env() {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+    if on("FVERKLE_PORTABLE_FIELD") {
+        banderwagon::use_portable_field(true);
+    }
+    if on("FVERKLE_NO_LANES") {
+        banderwagon::use_lanes(false);
+    }
+}
+
 fn main() {
+    field_backend_from_env();
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("both");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);

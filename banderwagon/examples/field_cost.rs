@@ -37,7 +37,20 @@ fn chains<const K: usize>(label: &str, n: u32, y: Fq, rng: &mut StdRng) {
     );
 }
 
+/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
+/// portable field code or turn off the 8-lane products, for A/B measurements.
+fn field_backend_from_env() {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+    if on("FVERKLE_PORTABLE_FIELD") {
+        banderwagon::use_portable_field(true);
+    }
+    if on("FVERKLE_NO_LANES") {
+        banderwagon::use_lanes(false);
+    }
+}
+
 fn main() {
+    field_backend_from_env();
     let mut rng = StdRng::seed_from_u64(1);
     let y = Fq::rand(&mut rng);
     let n = 5_000_000u32;

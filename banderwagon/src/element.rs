@@ -1,10 +1,12 @@
 //! Banderwagon elements, their canonical 32-byte encoding and map-to-scalar-field.
 
+use crate::prelude::*;
+
 use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ec::{AdditiveGroup, CurveGroup, PrimeGroup};
 use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsAffine, EdwardsProjective};
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
-use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+use core::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::field::{with_field_mul, FieldMul};
 use crate::prepared::{add_projective, batch_affine};
@@ -387,7 +389,7 @@ impl Mul<&Fr> for &Element {
         Element(self.0 * rhs)
     }
 }
-impl std::iter::Sum for Element {
+impl core::iter::Sum for Element {
     fn sum<I: Iterator<Item = Element>>(iter: I) -> Element {
         iter.fold(Element::identity(), |a, b| a + b)
     }
@@ -659,7 +661,7 @@ mod tests {
             out
         };
         assert_eq!(run(crate::field::Portable, &pts), want);
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
         match crate::field::Adx::detect() {
             Some(adx) => {
                 let mut out = vec![Fr::from(7u64); pts.len()];

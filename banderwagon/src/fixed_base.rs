@@ -5,6 +5,8 @@
 //! `d_j ∈ [-2^(w-1), 2^(w-1)]`, so a product costs one 8-multiplication mixed addition per
 //! non-zero digit and no doublings.
 
+use crate::prelude::*;
+
 use ark_ec::AdditiveGroup;
 use ark_ed_on_bls12_381_bandersnatch::EdwardsProjective;
 use ark_ff::PrimeField;
@@ -24,8 +26,8 @@ pub struct FixedBaseTable {
     points: Vec<PreparedPoint>,
 }
 
-impl std::fmt::Debug for FixedBaseTable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for FixedBaseTable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("FixedBaseTable")
             .field("bases", &self.num_bases())
             .field("window", &self.window)
@@ -183,23 +185,13 @@ impl FixedBaseTable {
         // Plain scoped threads, not rayon: tables are often built inside a lazy
         // initialiser, and rayon workers blocked on that initialiser would deadlock a
         // rayon-parallel build.
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::threads::available();
         let chunk = window_bases.len().div_ceil(threads.max(1)).max(1);
         let built: Vec<Vec<PreparedPoint>> = if threads <= 1 || window_bases.len() < 2 {
             window_bases.iter().map(build_row).collect()
         } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = window_bases
-                    .chunks(chunk)
-                    .map(|part| scope.spawn(move || part.iter().map(build_row).collect::<Vec<_>>()))
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| match h.join() {
-                        Ok(rows) => rows,
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    })
-                    .collect()
+            crate::threads::map_chunks(&window_bases, chunk, |part| {
+                part.iter().map(build_row).collect()
             })
         };
         let points = built.into_iter().flatten().collect();
@@ -237,7 +229,7 @@ impl FixedBaseTable {
 
     /// Bytes held by the tables.
     pub fn memory_bytes(&self) -> usize {
-        self.points.len() * std::mem::size_of::<PreparedPoint>()
+        self.points.len() * core::mem::size_of::<PreparedPoint>()
     }
 
     /// Adds `scalar·B_index` into `acc`. Panics if `index >= num_bases()`: indices come from
@@ -274,7 +266,7 @@ impl FixedBaseTable {
             let p = &self.points[pos];
             fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
         }
-        std::hint::black_box(fold);
+        core::hint::black_box(fold);
         positions
     }
 
@@ -283,7 +275,7 @@ impl FixedBaseTable {
     pub fn lookup(&self, index: usize, scalar: &Fr, out: &mut Lookups) {
         self.assert_full_range();
         signed_digits(scalar, self.window, self.num_windows, &mut out.digits);
-        let digits = std::mem::take(&mut out.digits);
+        let digits = core::mem::take(&mut out.digits);
         self.push_digits(index, &digits, out);
         out.digits = digits;
     }
@@ -298,7 +290,7 @@ impl FixedBaseTable {
             self.scalar_bits
         );
         signed_digits_u128(value, self.window, self.num_windows, &mut out.digits);
-        let digits = std::mem::take(&mut out.digits);
+        let digits = core::mem::take(&mut out.digits);
         self.push_digits(index, &digits, out);
         out.digits = digits;
     }
@@ -335,7 +327,7 @@ impl FixedBaseTable {
             let p = &self.points[pos as usize];
             fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
         }
-        std::hint::black_box(fold);
+        core::hint::black_box(fold);
         with_field_mul!(|m| self.add_entries(m, acc, &lookups.entries));
     }
 
@@ -373,7 +365,7 @@ impl FixedBaseTable {
         terms: impl IntoIterator<Item = (usize, &'a Fr)>,
         out: &mut [Element],
     ) {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
         if let Some(ifma) = crate::field::lanes() {
             self.mul_lanes(ifma, terms, out);
             return;
@@ -389,7 +381,7 @@ impl FixedBaseTable {
     }
 
     /// [`FixedBaseTable::mul_many`] on the 8-lane path.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     fn mul_lanes<'a>(
         &self,
         ifma: crate::field::ifma::Ifma,
@@ -427,7 +419,7 @@ impl FixedBaseTable {
             if n == 0 {
                 break;
             }
-            let views: [LaneSteps<'_>; LANES] = std::array::from_fn(|i| steps[i].as_slice());
+            let views: [LaneSteps<'_>; LANES] = core::array::from_fn(|i| steps[i].as_slice());
             if let Some(done) = chunk.get_mut(..n) {
                 products(ifma, &self.points, &views, done);
             }
@@ -550,7 +542,7 @@ mod tests {
     }
 
     /// The assembly and portable backends give identical coordinates for the same lookups.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn backends_agree() {
         let Some(adx) = crate::field::Adx::detect() else {
@@ -655,7 +647,7 @@ mod tests {
     }
 
     /// The 8-lane path itself (whatever the process-wide choice), when the processor has it.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn lanes_match_scalar_mul() {
         let Some(ifma) = crate::field::ifma::Ifma::detect() else {

@@ -7,6 +7,8 @@
 //! no doublings), then the buckets' running sum. With the `parallel` feature the bucket
 //! range is split between two rayon tasks.
 
+use crate::prelude::*;
+
 use ark_ec::AdditiveGroup;
 use ark_ed_on_bls12_381_bandersnatch::EdwardsProjective;
 use ark_ff::Zero;
@@ -31,8 +33,8 @@ pub struct FixedBaseMsm {
     points: Vec<PreparedPoint>,
 }
 
-impl std::fmt::Debug for FixedBaseMsm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for FixedBaseMsm {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("FixedBaseMsm")
             .field("bases", &self.num_bases())
             .field("window", &self.window)
@@ -63,25 +65,13 @@ impl FixedBaseMsm {
             }
             out
         };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::threads::available();
         let shifted: Vec<EdwardsProjective> = if threads <= 1 || bases.len() < 8 {
             bases.iter().flat_map(shifts_of).collect()
         } else {
             let chunk = bases.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = bases
-                    .chunks(chunk)
-                    .map(|part| {
-                        scope.spawn(move || part.iter().flat_map(shifts_of).collect::<Vec<_>>())
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| match h.join() {
-                        Ok(points) => points,
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    })
-                    .collect()
+            crate::threads::map_chunks(bases, chunk, |part| {
+                part.iter().flat_map(shifts_of).collect()
             })
         };
         FixedBaseMsm {
@@ -103,7 +93,7 @@ impl FixedBaseMsm {
 
     /// Bytes held by the table.
     pub fn memory_bytes(&self) -> usize {
-        self.points.len() * std::mem::size_of::<PreparedPoint>()
+        self.points.len() * core::mem::size_of::<PreparedPoint>()
     }
 
     /// `Σ scalars[i]·B_i` for `i < min(scalars.len(), num_bases())`, variable time.
@@ -169,7 +159,7 @@ mod tests {
     use rand::SeedableRng;
 
     /// The assembly and portable backends give identical bucket sums.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn backends_agree() {
         let Some(adx) = crate::field::Adx::detect() else {

@@ -18,7 +18,9 @@
 //! finish within [`MAX_ROUNDS`] (it cannot for primes below 2²⁵⁵: 509 steps, 17 rounds, suffice), the
 //! caller falls back to arkworks' inversion.
 
-use std::sync::OnceLock;
+use crate::prelude::*;
+
+use crate::once::Once as OnceLock;
 
 use ark_ff::{BigInt, Field, Zero};
 

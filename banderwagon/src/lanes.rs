@@ -122,7 +122,7 @@ fn run(points: &[PreparedPoint], steps: &[LaneSteps<'_>; LANES], out: &mut [Elem
     for j in 0..windows {
         let (mut keep, mut negative) = (0u8, 0u8);
         let entries: [&PreparedPoint; LANES] =
-            std::array::from_fn(|lane| match steps[lane].get(j).copied().flatten() {
+            core::array::from_fn(|lane| match steps[lane].get(j).copied().flatten() {
                 Some((pos, neg)) => {
                     keep |= 1 << lane;
                     negative |= u8::from(neg) << lane;

@@ -329,8 +329,8 @@ mod tests {
                     break;
                 }
                 if xa < xb {
-                    std::mem::swap(&mut xa, &mut xb);
-                    std::mem::swap(&mut p0, &mut p1);
+                    core::mem::swap(&mut xa, &mut xb);
+                    core::mem::swap(&mut p0, &mut p1);
                 }
                 xa = xa.wrapping_sub(xb);
                 p0 = p0.wrapping_sub(p1);

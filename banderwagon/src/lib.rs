@@ -15,22 +15,40 @@
 // Only `field::adx`, `field::ifma` and `lanes` (run-time detected assembly and AVX-512)
 // opt out, each with a safety argument.
 #![deny(unsafe_code)]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+/// The `alloc` names the standard prelude brings, for `no_std` builds.
+#[allow(unused_imports)]
+mod prelude {
+    pub(crate) use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        format,
+        string::{String, ToString},
+        vec,
+        vec::Vec,
+    };
+}
 
 mod element;
 mod field;
 mod fixed_base;
 mod fixed_base_msm;
 mod inverse;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
 mod lanes;
 mod legendre;
 mod msm;
+pub mod once;
 mod prepared;
 mod scalar;
 mod sqrt;
+mod threads;
 
 pub use element::{DecodeError, Element, MTF_CHUNK};
-pub use field::{field_uses_adx, field_uses_lanes, use_portable_field};
+pub use field::{field_uses_adx, field_uses_lanes, use_lanes, use_portable_field};
 pub use fixed_base::{FixedBaseTable, Lookups};
 pub use fixed_base_msm::FixedBaseMsm;
 pub use inverse::{fq_inverse, fr_inverse};

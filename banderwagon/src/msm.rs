@@ -6,6 +6,8 @@
 //! is on. [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM` for bases
 //! already in plain affine form.
 
+use crate::prelude::*;
+
 use ark_ec::{AdditiveGroup, VariableBaseMSM};
 use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
 use ark_ff::{BigInteger, PrimeField, Zero};
@@ -222,7 +224,7 @@ mod tests {
     }
 
     /// The assembly and portable backends give identical window sums and Straus chains.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn backends_agree() {
         use crate::field::{Adx, Portable};

@@ -5,6 +5,8 @@
 //! `madd-2008-hwcd` with `d·T2` stored) costs 8 field multiplications instead of the 10 of
 //! arkworks' mixed addition from plain affine `(x, y)`.
 
+use crate::prelude::*;
+
 use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsProjective};
 use ark_ff::{AdditiveGroup, One, Zero};
@@ -310,7 +312,7 @@ mod tests {
         batch_prepare(Portable, &many[..50], &mut out);
         batch_prepare(Portable, &many[50..100], &mut out);
         assert_eq!(out, want[..100]);
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
         if let Some(adx) = crate::field::Adx::detect() {
             let mut out = Vec::new();
             batch_prepare(adx, &many, &mut out);
@@ -319,7 +321,7 @@ mod tests {
     }
 
     /// The assembly backend gives the same coordinates as the portable one.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn backends_agree() {
         let Some(adx) = crate::field::Adx::detect() else {

@@ -16,7 +16,9 @@
 //! 64-bit approximations, ≈ 0.7 µs), with the binary Jacobi symbol (≈ 1.8 µs) as its
 //! fallback; both are far cheaper than Euler's criterion.
 
-use std::sync::OnceLock;
+use crate::prelude::*;
+
+use crate::once::Once as OnceLock;
 
 use ark_ff::{BigInteger, FftField, Field, One, PrimeField, Zero};
 
@@ -314,7 +316,7 @@ fn jacobi_is_one(mut a: [u64; 4], mut n: [u64; 4]) -> bool {
         }
         // Now a is odd; make a >= n by reciprocity, then subtract.
         if lt(&a, &n) {
-            std::mem::swap(&mut a, &mut n);
+            core::mem::swap(&mut a, &mut n);
             if a[0] & 3 == 3 && n[0] & 3 == 3 {
                 negative = !negative;
             }
@@ -332,7 +334,7 @@ mod tests {
 
     /// The assembly multiplication gives the same roots, non-roots and exponentiations as
     /// the portable one, on squares, non-squares and edge values.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn backends_agree() {
         let Some(adx) = crate::field::Adx::detect() else {

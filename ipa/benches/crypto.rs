@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use banderwagon::{arith::UniformRand, Element, Fr};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkId, Criterion};
 use ipa::{
     hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery, Transcript,
     VerifierQuery,
@@ -240,4 +240,20 @@ fn bench_multiproof(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_committer, bench_ipa, bench_multiproof);
-criterion_main!(benches);
+/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
+/// portable field code or turn off the 8-lane products, for A/B measurements.
+fn field_backend_from_env() {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+    if on("FVERKLE_PORTABLE_FIELD") {
+        banderwagon::use_portable_field(true);
+    }
+    if on("FVERKLE_NO_LANES") {
+        banderwagon::use_lanes(false);
+    }
+}
+
+fn main() {
+    field_backend_from_env();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -50,7 +50,20 @@ fn measure(name: &str, filter: &Option<String>, mut op: impl FnMut()) {
 mod queries;
 use queries::random_z_queries;
 
+/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
+/// portable field code or turn off the 8-lane products, for A/B measurements.
+fn field_backend_from_env() {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+    if on("FVERKLE_PORTABLE_FIELD") {
+        banderwagon::use_portable_field(true);
+    }
+    if on("FVERKLE_NO_LANES") {
+        banderwagon::use_lanes(false);
+    }
+}
+
 fn main() {
+    field_backend_from_env();
     let filter = std::env::args().nth(1);
     let crs = Crs::eip6800();
     let t = Instant::now();

@@ -13,8 +13,10 @@
 //! over 128 bits only: 8 or 9 additions per chunk instead of 10 at 13 bits (108 MiB, built
 //! in well under a second).
 
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use crate::prelude::*;
+
+use banderwagon::once::Once as OnceLock;
+use core::time::Duration;
 
 use ark_ff::Zero;
 use banderwagon::{Element, FixedBaseMsm, FixedBaseTable, Fr, Lookups};
@@ -30,6 +32,9 @@ const CHUNK_BASES: usize = 4;
 const CHUNK_WINDOW: u32 = 16;
 /// From this many non-zero values on, [`Committer::commit`] uses the bucket method.
 pub const DENSE_TERMS: usize = 48;
+
+/// The committer of [`Committer::eip6800`].
+static EIP6800: OnceLock<Committer> = OnceLock::new();
 
 /// Commits vectors of up to 256 scalars; holds the precomputed tables.
 #[derive(Debug)]
@@ -50,7 +55,8 @@ pub struct Committer {
 impl Committer {
     /// Builds the tables for `crs` (about a second on two cores; see `BENCHMARKS.md`).
     pub fn new(crs: &Crs) -> Committer {
-        let start = Instant::now();
+        #[cfg(feature = "std")]
+        let start = std::time::Instant::now();
         let mut bases = crs.g.clone();
         bases.push(crs.q);
         let fast_bases = &crs.g[..FAST_BASES.min(crs.g.len())];
@@ -67,14 +73,22 @@ impl Committer {
             chunks: OnceLock::new(),
             chunk_bases,
             width: crs.g.len(),
+            #[cfg(feature = "std")]
             build_time: start.elapsed(),
+            #[cfg(not(feature = "std"))]
+            build_time: Duration::ZERO,
         }
     }
 
     /// The committer for the EIP-6800 CRS, built on first use.
     pub fn eip6800() -> &'static Committer {
-        static C: OnceLock<Committer> = OnceLock::new();
-        C.get_or_init(|| Committer::new(Crs::eip6800()))
+        EIP6800.get_or_init(|| Committer::new(Crs::eip6800()))
+    }
+
+    /// [`Committer::eip6800`] if something already built it, without building it: lets a
+    /// verifier (which needs no prover tables) check that it never did.
+    pub fn eip6800_if_built() -> Option<&'static Committer> {
+        EIP6800.get()
     }
 
     /// Bytes held by the precomputed tables (with the chunk table once it is built).
@@ -85,7 +99,8 @@ impl Committer {
             + self.chunks.get().map_or(0, FixedBaseTable::memory_bytes)
     }
 
-    /// How long building the tables took (not counting the chunk table, built on first use).
+    /// How long building the tables took (not counting the chunk table, built on first use);
+    /// zero without the `std` feature (no clock).
     pub fn build_time(&self) -> Duration {
         self.build_time
     }
@@ -135,7 +150,7 @@ impl Committer {
             let fast = first < FAST_BASES;
             // `mul_many` takes a term only when it has an output left for it.
             let mut taken = 0;
-            let run = std::iter::from_fn(|| terms.next_if(|(i, _)| (*i < FAST_BASES) == fast))
+            let run = core::iter::from_fn(|| terms.next_if(|(i, _)| (*i < FAST_BASES) == fast))
                 .inspect(|_| taken += 1);
             let rest = &mut out[done..];
             if fast {

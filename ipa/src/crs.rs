@@ -4,8 +4,10 @@
 //! `x = SHA-256(seed ‖ u64_be(i))` read big-endian and reduced mod p; the big-endian bytes
 //! of `x` are kept when they decode as a Banderwagon element.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use crate::prelude::*;
+
+use banderwagon::once::Once as OnceLock;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use banderwagon::{Element, FixedBaseMsm, Fq};
 use sha2::{Digest, Sha256};

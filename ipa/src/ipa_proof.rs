@@ -4,6 +4,8 @@
 //! the proof is `L[8] ‖ R[8] ‖ a` (544 bytes). The verifier folds every round into one
 //! multi-scalar multiplication.
 
+use crate::prelude::*;
+
 use ark_ff::{batch_inversion, One, Zero};
 use banderwagon::{fr_from_le_bytes_canonical, fr_to_le_bytes, Element, Fr};
 

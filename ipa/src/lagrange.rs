@@ -3,7 +3,9 @@
 //! `A(X) = Π_j (X − j)`, `A'(i) = Π_{j≠i} (i − j)`. Outside the domain the Lagrange basis is
 //! evaluated barycentrically, `L_i(z) = A(z) / (A'(i)·(z − i))`; inside it, `L_i(k) = [i = k]`.
 
-use std::sync::OnceLock;
+use crate::prelude::*;
+
+use banderwagon::once::Once as OnceLock;
 
 use ark_ff::{batch_inversion, Field, One, PrimeField, Zero};
 use banderwagon::Fr;

@@ -9,8 +9,8 @@
 //! `Σ a·b = T/R² = [A]·R⁻¹ + [B] + [C]·R` with `R = 2²⁵⁶`.
 
 use ark_ff::{BigInt, Field, PrimeField};
+use banderwagon::once::Once as OnceLock;
 use banderwagon::Fr;
-use std::sync::OnceLock;
 
 /// An unreduced accumulator of products of Montgomery representations: eight 128-bit
 /// column sums, column `k` collecting the 64-bit halves of word products at weight `2^(64k)`

@@ -17,6 +17,22 @@
 //! decoded.verify(Crs::eip6800(), &mut Transcript::new(b"vt"), &[vq]).unwrap();
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+/// The `alloc` names the standard prelude brings, for `no_std` builds.
+#[allow(unused_imports)]
+mod prelude {
+    pub(crate) use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        format,
+        string::{String, ToString},
+        vec,
+        vec::Vec,
+    };
+}
 
 mod committer;
 mod crs;
@@ -34,5 +50,8 @@ pub use crs::{Crs, CRS_SIZE, PEDERSEN_SEED};
 pub use error::{ProofDecodeError, VerifyError};
 pub use ipa_proof::{IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};
 pub use multiproof::{MultiProof, Opening, ProverQuery, VerifierQuery, MULTIPROOF_LEN};
-pub use pedersen::{get_tree_key, hash64, pedersen_hash, AddressHasher, MAX_PEDERSEN_INPUT};
+pub use pedersen::{
+    get_tree_key, get_tree_key_from_crs, hash64, hash64_from_crs, pedersen_hash, AddressHasher,
+    MAX_PEDERSEN_INPUT,
+};
 pub use transcript::Transcript;

@@ -4,8 +4,10 @@
 //! `g = Σ rⁱ·(f_i − y_i)/(X − z_i)`; `t`; `E = [h]` with `h = Σ rⁱ·f_i/(t − z_i)`; then an
 //! IPA for `h − g` at `t` against `E − D`.
 
-use std::borrow::Borrow;
-use std::collections::HashMap;
+use crate::prelude::*;
+
+use alloc::collections::BTreeMap;
+use core::borrow::Borrow;
 
 use ark_ff::{batch_inversion, Field, One, Zero};
 use banderwagon::{fr_to_le_bytes, Element, Fr};
@@ -256,7 +258,7 @@ impl MultiProof {
         queries: &[VerifierQuery],
     ) -> Result<(), VerifyError> {
         let encoded = encode_commitments(queries.iter().map(|q| q.commitment));
-        let mut slot: HashMap<&[u8; 32], u32> = HashMap::new();
+        let mut slot: BTreeMap<&[u8; 32], u32> = BTreeMap::new();
         let mut commitments: Vec<Element> = Vec::new();
         let mut encodings: Vec<&[u8; 32]> = Vec::new();
         let mut openings: Vec<Opening> = Vec::with_capacity(queries.len());

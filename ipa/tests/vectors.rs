@@ -467,3 +467,73 @@ fn points_outside_the_subgroup_are_rejected() {
         );
     }
 }
+
+/// The table-free tree key (`get_tree_key_from_crs`) against every tree-key vector: the
+/// conformance suite's `tree_key.json`, besu's code-chunk keys, the hash64 references, and
+/// the table path on random inputs.
+#[test]
+fn tree_key_from_crs_matches_vectors_and_tables() {
+    use ipa::{get_tree_key_from_crs, hash64_from_crs};
+    let crs = Crs::eip6800();
+    assert_eq!(
+        hex::encode(hash64_from_crs(crs, &[0u8; 64])),
+        "1a100684fd68185060405f3f160e4bb6e034194336b547bdae323f888d533207"
+    );
+    assert_eq!(
+        hex::encode(hash64_from_crs(crs, &[1u8; 64])),
+        "3afb8486ed3053ac55f62864da803c074844509d253260d870337c20fd73eb11"
+    );
+
+    let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/suite/tree_key.json");
+    let text =
+        std::fs::read_to_string(&suite).unwrap_or_else(|e| panic!("{}: {e}", suite.display()));
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 5);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let addr: [u8; 32] = hx(case["input"]["address"].as_str().unwrap())
+            .try_into()
+            .unwrap();
+        let idx: [u8; 32] = hx(case["input"]["tree_index"].as_str().unwrap())
+            .try_into()
+            .unwrap();
+        let sub = u8::try_from(case["input"]["sub_index"].as_u64().unwrap()).unwrap();
+        let want = hx(case["output"]["tree_key"].as_str().unwrap());
+        assert_eq!(
+            get_tree_key_from_crs(crs, &addr, &idx, sub).to_vec(),
+            want,
+            "{name}"
+        );
+    }
+
+    // besu: code chunk i of an account sits at tree index (128 + i) / 256, sub-index
+    // (128 + i) % 256 (the old layout's code offset).
+    let code = load("code/contractCode.json");
+    let mut checked = 0;
+    for account in code.as_array().unwrap() {
+        let a20 = hx(account["address"].as_str().unwrap());
+        let mut addr = [0u8; 32];
+        addr[12..].copy_from_slice(&a20);
+        for (i, c) in account["chunks"].as_array().unwrap().iter().enumerate() {
+            let pos = 128 + i as u64;
+            let mut idx = [0u8; 32];
+            idx[..8].copy_from_slice(&(pos / 256).to_le_bytes());
+            let key = get_tree_key_from_crs(crs, &addr, &idx, (pos % 256) as u8);
+            assert_eq!(key.to_vec(), hx(c["key"].as_str().unwrap()), "chunk {i}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked} code-chunk keys");
+
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(6800);
+    for _ in 0..200 {
+        let addr: [u8; 32] = rand::Rng::gen(&mut rng);
+        let idx: [u8; 32] = rand::Rng::gen(&mut rng);
+        let sub: u8 = rand::Rng::gen(&mut rng);
+        assert_eq!(
+            get_tree_key_from_crs(crs, &addr, &idx, sub),
+            get_tree_key(committer(), &addr, &idx, sub)
+        );
+    }
+}

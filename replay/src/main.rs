@@ -98,6 +98,15 @@ fn main() -> ExitCode {
         }
     };
     init_logging(cli.verbose);
+    // The field backend is chosen by the program, never read from the environment by the
+    // libraries: these two switches force the portable paths (for comparisons and tests).
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+    if on("FVERKLE_PORTABLE_FIELD") {
+        banderwagon::use_portable_field(true);
+    }
+    if on("FVERKLE_NO_LANES") {
+        banderwagon::use_lanes(false);
+    }
     let mut out = std::io::stdout().lock();
     let result = match &cli.command {
         Command::Verify(args) => cmd::verify::run(args, cli.json, &mut out),

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use bytes::Bytes;
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use serde_json::Value;
 use witness::{
@@ -231,4 +231,20 @@ criterion_group! {
     config = Criterion::default().sample_size(10);
     targets = bench_verify, bench_decode_share, bench_decode_synthetic
 }
-criterion_main!(benches);
+/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
+/// portable field code or turn off the 8-lane products, for A/B measurements.
+fn field_backend_from_env() {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
+    if on("FVERKLE_PORTABLE_FIELD") {
+        banderwagon::use_portable_field(true);
+    }
+    if on("FVERKLE_NO_LANES") {
+        banderwagon::use_lanes(false);
+    }
+}
+
+fn main() {
+    field_backend_from_env();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

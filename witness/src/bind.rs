@@ -9,6 +9,8 @@
 //! the unproven one on its path is opened at index 0 as well, so the key's own path is
 //! bound too.
 
+use crate::prelude::*;
+
 use crate::preset::STEM_LEN;
 use crate::verify::{ExtensionStatus, VerifiedWitness};
 

@@ -5,6 +5,8 @@
 //! decompressed. Rules that need the rebuilt tree (every absent-other stem has its other
 //! stem, depths agree with commitments) are the verifier's.
 
+use crate::prelude::*;
+
 use crate::error::CanonicalError;
 use crate::execution_witness::ExecutionWitness;
 use crate::preset::{EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT};

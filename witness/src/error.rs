@@ -3,7 +3,9 @@
 //! Every variant says what was wrong and where: a byte offset into the SSZ buffer, a
 //! stem or suffix-diff index, or a JSON path.
 
-use std::fmt;
+use crate::prelude::*;
+
+use core::fmt;
 
 /// Where in an SSZ witness a field lives: its name and, inside `state_diff`, the stem and
 /// suffix-diff indices. Displays as `state_diff[3].suffix_diffs[2].current_value`.

@@ -1,6 +1,8 @@
 //! [`ExecutionWitness`]: one buffer of canonical SSZ bytes and the views into it.
 
-use std::fmt;
+use crate::prelude::*;
+
+use core::fmt;
 
 use bytes::Bytes;
 

@@ -44,7 +44,7 @@ pub fn ssz(data: &[u8]) {
 /// # Panics
 /// Only if one of those invariants breaks.
 pub fn json(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else {
+    let Ok(text) = core::str::from_utf8(data) else {
         return;
     };
     let Ok(w) = ExecutionWitness::from_json_str(text) else {

@@ -7,6 +7,8 @@
 //! commitment and every opening is visible in the code; the leaf and suffix-tree
 //! polynomials follow `spec/WIRE.md` §13.
 
+use crate::prelude::*;
+
 use banderwagon::arith::{One, Zero};
 use banderwagon::{fr_to_le_bytes, Element, Fr};
 use ipa::{Committer, MultiProof, ProverQuery, Transcript};

@@ -2,6 +2,8 @@
 //! data: snake_case names, `suffix` as a decimal string, hex without `0x`, odd-length hex,
 //! a missing `newValue`, and the witness nested in a block, payload, header or beacon dump.
 
+use crate::prelude::*;
+
 use serde_json::{Map, Value};
 
 use crate::error::JsonError;
@@ -108,7 +110,7 @@ fn looks_like_witness(v: &Value) -> bool {
 /// The children of an object or array not yet visited, with the step that reaches each.
 enum Children<'v> {
     Object(serde_json::map::Iter<'v>),
-    Array(std::iter::Enumerate<std::slice::Iter<'v, Value>>),
+    Array(core::iter::Enumerate<core::slice::Iter<'v, Value>>),
 }
 
 impl<'v> Children<'v> {

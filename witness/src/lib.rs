@@ -56,6 +56,22 @@
 //! # }
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+/// The `alloc` names the standard prelude brings, for `no_std` builds.
+#[allow(unused_imports)]
+mod prelude {
+    pub(crate) use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        format,
+        string::{String, ToString},
+        vec,
+        vec::Vec,
+    };
+}
 
 mod bind;
 mod canonical;

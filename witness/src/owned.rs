@@ -1,6 +1,8 @@
 //! An owned, mutable execution witness: what a prover builds and what the JSON reader fills,
 //! before it is laid out as SSZ bytes and read back through zero-copy views.
 
+use crate::prelude::*;
+
 use bytes::Bytes;
 
 use crate::error::SszError;

@@ -17,7 +17,9 @@
 //! multiplication (`banderwagon::multi_scalar_mul`: Straus for a few terms, where a small
 //! negative delta costs as little as a small positive one) rather than a product per term.
 
-use std::collections::BTreeMap;
+use crate::prelude::*;
+
+use alloc::collections::BTreeMap;
 
 use banderwagon::arith::{One, Zero};
 use banderwagon::{multi_scalar_mul, Element, Fr};
@@ -325,7 +327,10 @@ fn propagate(
         }
     }
     for depth in (1..levels.len()).rev() {
-        let mut level = std::mem::take(&mut levels[depth]);
+        let mut level = levels
+            .get_mut(depth)
+            .map(core::mem::take)
+            .unwrap_or_default();
         if level.is_empty() {
             continue;
         }
@@ -450,7 +455,7 @@ mod tests {
     /// rust-verkle `simple_insert` / verkle-trie-ref: key = value = bytes 1..=32.
     #[test]
     fn one_key_from_the_empty_tree() {
-        let kv: [u8; 32] = std::array::from_fn(|i| i as u8 + 1);
+        let kv: [u8; 32] = core::array::from_fn(|i| i as u8 + 1);
         let v = over_empty_tree(&[(kv, kv)]);
         assert_eq!(
             hex::encode(v.post_state_root().unwrap()),

@@ -5,7 +5,9 @@
 //! where each stem and suffix diff lives in two index tables whose sizes come from a first,
 //! allocation-free pass. The views in [`crate::view`] then read from the buffer in place.
 
-use std::ops::Range;
+use crate::prelude::*;
+
+use core::ops::Range;
 
 use crate::error::{SszError, SszField};
 use crate::owned::{OwnedExecutionWitness, OwnedStemStateDiff, OwnedSuffixStateDiff};

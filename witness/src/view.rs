@@ -5,9 +5,11 @@
 //! The buffer was fully validated when it was decoded, so the accessors cannot fail; the
 //! fall-backs in `bytes_at` are unreachable and exist only to keep the code panic-free.
 
-use std::fmt;
-use std::iter::FusedIterator;
-use std::slice;
+use crate::prelude::*;
+
+use core::fmt;
+use core::iter::FusedIterator;
+use core::slice;
 
 use crate::preset::{BYTES32_LEN, IPA_PROOF_DEPTH, IPA_PROOF_LEN, MULTIPROOF_LEN, STEM_LEN};
 use crate::ssz::{DiffEntry, Layout, StemEntry, PROOF_D_AT};
@@ -374,8 +376,8 @@ impl<'a> VerkleProof<'a> {
         let bytes: &'a [u8; IPA_PROOF_LEN] = bytes_at(self.buf, at);
         let point = |i: usize| bytes_at::<32>(bytes, i * BYTES32_LEN);
         IpaProof {
-            cl: std::array::from_fn(point),
-            cr: std::array::from_fn(|i| point(IPA_PROOF_DEPTH + i)),
+            cl: core::array::from_fn(point),
+            cr: core::array::from_fn(|i| point(IPA_PROOF_DEPTH + i)),
             final_evaluation: point(2 * IPA_PROOF_DEPTH),
             bytes,
         }

@@ -147,7 +147,7 @@ impl F8 {
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub(crate) fn from_words(words: &[[u64; 8]; 4]) -> F8 {
         // SAFETY: each `words[k]` is 64 readable bytes; unaligned loads are allowed.
-        let w: [__m512i; 4] = std::array::from_fn(|k| unsafe {
+        let w: [__m512i; 4] = core::array::from_fn(|k| unsafe {
             _mm512_loadu_si512(words[k].as_ptr().cast::<__m512i>())
         });
         let m = splat(MASK);
@@ -207,7 +207,7 @@ fn normalize(mut t: [__m512i; 5]) -> F8 {
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn add(a: &F8, b: &F8) -> F8 {
-    normalize(std::array::from_fn(|j| _mm512_add_epi64(a.0[j], b.0[j])))
+    normalize(core::array::from_fn(|j| _mm512_add_epi64(a.0[j], b.0[j])))
 }
 
 /// `a + k·p − b` for `b < k·p`, with `kp` one of [`P`], [`P2`], [`P4`] (bound: `a`'s plus
@@ -216,7 +216,7 @@ pub(crate) fn add(a: &F8, b: &F8) -> F8 {
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn sub(a: &F8, b: &F8, kp: &[u64; 5]) -> F8 {
     let kp = splat5(kp);
-    normalize(std::array::from_fn(|j| {
+    normalize(core::array::from_fn(|j| {
         _mm512_sub_epi64(_mm512_add_epi64(a.0[j], kp[j]), b.0[j])
     }))
 }
@@ -225,7 +225,7 @@ pub(crate) fn sub(a: &F8, b: &F8, kp: &[u64; 5]) -> F8 {
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn times5(a: &F8) -> F8 {
-    normalize(std::array::from_fn(|j| {
+    normalize(core::array::from_fn(|j| {
         _mm512_add_epi64(_mm512_slli_epi64::<2>(a.0[j]), a.0[j])
     }))
 }
@@ -234,7 +234,7 @@ pub(crate) fn times5(a: &F8) -> F8 {
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn select(mask: u8, if_set: &F8, if_clear: &F8) -> F8 {
-    F8(std::array::from_fn(|j| {
+    F8(core::array::from_fn(|j| {
         _mm512_mask_blend_epi64(mask, if_clear.0[j], if_set.0[j])
     }))
 }
@@ -244,7 +244,7 @@ pub(crate) fn select(mask: u8, if_set: &F8, if_clear: &F8) -> F8 {
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn reduce(a: &F8) -> F8 {
     let p = splat5(&P);
-    let s = normalize(std::array::from_fn(|j| _mm512_sub_epi64(a.0[j], p[j])));
+    let s = normalize(core::array::from_fn(|j| _mm512_sub_epi64(a.0[j], p[j])));
     // A negative difference (top limb's sign bit) keeps `a`.
     let negative = _mm512_cmplt_epi64_mask(s.0[4], _mm512_setzero_si512());
     select(negative, a, &s)
@@ -267,7 +267,7 @@ pub(crate) fn div16(a: &F8) -> F8 {
     let t = normalize(t).0;
     let low4 = splat(15);
     // Shifts right by 4 across the limbs: limb j takes the next limb's low 4 bits on top.
-    F8(std::array::from_fn(|j| {
+    F8(core::array::from_fn(|j| {
         let high = match t.get(j + 1) {
             Some(next) => _mm512_slli_epi64::<48>(_mm512_and_si512(*next, low4)),
             None => _mm512_setzero_si512(),
@@ -322,7 +322,7 @@ mod tests {
     }
 
     fn unload(w: &[[u64; 8]; 4]) -> [Fq; 8] {
-        std::array::from_fn(|lane| {
+        core::array::from_fn(|lane| {
             Fq::new_unchecked(BigInt([w[0][lane], w[1][lane], w[2][lane], w[3][lane]]))
         })
     }
@@ -395,7 +395,7 @@ mod tests {
         let edges = edge_values();
         let mut rng = StdRng::seed_from_u64(0x1f3a);
         let mut pick = |i: usize| -> [Fq; 8] {
-            std::array::from_fn(|lane| {
+            core::array::from_fn(|lane| {
                 edges
                     .get((i * 8 + lane) % (edges.len() + 3))
                     .copied()
@@ -411,8 +411,8 @@ mod tests {
             }
         }
         for _ in 0..2000 {
-            let a: [Fq; 8] = std::array::from_fn(|_| Fq::rand(&mut rng));
-            let b: [Fq; 8] = std::array::from_fn(|_| Fq::rand(&mut rng));
+            let a: [Fq; 8] = core::array::from_fn(|_| Fq::rand(&mut rng));
+            let b: [Fq; 8] = core::array::from_fn(|_| Fq::rand(&mut rng));
             // SAFETY: as above.
             unsafe { check(&a, &b) };
         }
@@ -421,20 +421,20 @@ mod tests {
     #[target_feature(enable = "avx512f,avx512ifma")]
     fn time_chains<const K: usize>() -> f64 {
         let mut rng = StdRng::seed_from_u64(3);
-        let mut xs: [F8; K] = std::array::from_fn(|_| {
-            F8::from_words(&load(&std::array::from_fn(|_| Fq::rand(&mut rng))))
+        let mut xs: [F8; K] = core::array::from_fn(|_| {
+            F8::from_words(&load(&core::array::from_fn(|_| Fq::rand(&mut rng))))
         });
-        let y = F8::from_words(&load(&std::array::from_fn(|_| Fq::rand(&mut rng))));
+        let y = F8::from_words(&load(&core::array::from_fn(|_| Fq::rand(&mut rng))));
         let n = 200_000 / K;
         let mut best = f64::MAX;
         for _ in 0..10 {
             let t = std::time::Instant::now();
             for _ in 0..n {
                 for x in xs.iter_mut() {
-                    *x = mul(x, &std::hint::black_box(y));
+                    *x = mul(x, &core::hint::black_box(y));
                 }
             }
-            std::hint::black_box(&xs);
+            core::hint::black_box(&xs);
             best = best.min(t.elapsed().as_nanos() as f64 / (n * K * 8) as f64);
         }
         best

@@ -6,20 +6,22 @@
 //! `adx.rs`). Each public entry point picks one with [`with_field_mul!`], which reads a
 //! cached detection result; the binaries still run on any x86-64.
 //!
-//! Setting the environment variable `FVERKLE_PORTABLE_FIELD` (to anything but `0`) before
-//! the first use, or calling [`use_portable_field`], forces the portable path.
+//! [`use_portable_field`] forces the portable path and [`use_lanes`] turns the 8-lane
+//! AVX-512 IFMA products off or on; the library reads no environment variables (binaries
+//! and benchmarks map their own switches onto these calls). Without the `asm` feature, or
+//! off x86-64, only the portable path exists.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
 
 use ark_ff::Field;
 
 use crate::Fq;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
 mod adx;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
 pub(crate) use adx::Adx;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
 pub(crate) mod ifma;
 
 /// Montgomery multiplication and squaring in `Fq`, bit-identical to arkworks'.
@@ -50,12 +52,13 @@ impl FieldMul for Portable {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Backend {
     Portable(Portable),
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     Adx(Adx),
 }
 
 const UNDECIDED: u8 = 0;
 const PORTABLE: u8 = 1;
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "asm")), allow(dead_code))]
 const ADX: u8 = 2;
 
 static CHOICE: AtomicU8 = AtomicU8::new(UNDECIDED);
@@ -68,19 +71,35 @@ pub fn use_portable_field(force: bool) {
     LANES.store(if force { OFF } else { detect_lanes() }, Ordering::Relaxed);
 }
 
+/// Allows (`true`, the default) or turns off (`false`) the 8-lane AVX-512 IFMA products, for
+/// all threads, when the processor has them and the portable path is not forced. Results
+/// are identical either way; this exists for A/B measurements.
+pub fn use_lanes(allow: bool) {
+    let portable = CHOICE.load(Ordering::Relaxed) == PORTABLE;
+    LANES.store(
+        if allow && !portable {
+            detect_lanes()
+        } else {
+            OFF
+        },
+        Ordering::Relaxed,
+    );
+}
+
 /// Whether batches of fixed-base products currently run eight at a time (AVX-512 IFMA).
 pub fn field_uses_lanes() -> bool {
     lanes().is_some()
 }
 
 const OFF: u8 = 1;
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "asm")), allow(dead_code))]
 const ON: u8 = 2;
 
 /// Whether the 8-lane path is used: [`UNDECIDED`], [`OFF`] or [`ON`].
 static LANES: AtomicU8 = AtomicU8::new(UNDECIDED);
 
 fn detect_lanes() -> u8 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     if ifma::Ifma::detect().is_some() {
         return ON;
     }
@@ -88,19 +107,13 @@ fn detect_lanes() -> u8 {
 }
 
 /// The 8-lane backend, unless the processor lacks AVX-512 IFMA or the portable path is
-/// forced (`FVERKLE_PORTABLE_FIELD`, [`use_portable_field`]) or `FVERKLE_NO_LANES` is set
-/// (to anything but `0`; for A/B measurements).
-#[cfg(target_arch = "x86_64")]
+/// forced ([`use_portable_field`]) or the lanes are turned off ([`use_lanes`]).
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
 #[inline]
 pub(crate) fn lanes() -> Option<ifma::Ifma> {
     let mut choice = LANES.load(Ordering::Relaxed);
     if choice == UNDECIDED {
-        let off = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-        choice = if off("FVERKLE_PORTABLE_FIELD") || off("FVERKLE_NO_LANES") {
-            OFF
-        } else {
-            detect_lanes()
-        };
+        choice = detect_lanes();
         LANES.store(choice, Ordering::Relaxed);
     }
     if choice == ON {
@@ -110,10 +123,10 @@ pub(crate) fn lanes() -> Option<ifma::Ifma> {
     }
 }
 
-/// No 8-lane backend off x86-64.
-#[cfg(not(target_arch = "x86_64"))]
+/// No 8-lane backend off x86-64 or without the `asm` feature.
+#[cfg(not(all(target_arch = "x86_64", feature = "asm")))]
 #[inline]
-pub(crate) fn lanes() -> Option<std::convert::Infallible> {
+pub(crate) fn lanes() -> Option<core::convert::Infallible> {
     None
 }
 
@@ -123,7 +136,7 @@ pub fn field_uses_adx() -> bool {
 }
 
 fn detect() -> u8 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     if Adx::detect().is_some() {
         return ADX;
     }
@@ -131,8 +144,7 @@ fn detect() -> u8 {
 }
 
 fn decide() -> u8 {
-    let forced = std::env::var_os("FVERKLE_PORTABLE_FIELD").is_some_and(|v| v != "0");
-    let choice = if forced { PORTABLE } else { detect() };
+    let choice = detect();
     CHOICE.store(choice, Ordering::Relaxed);
     choice
 }
@@ -144,7 +156,7 @@ pub(crate) fn backend() -> Backend {
     if choice == UNDECIDED {
         choice = decide();
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     if choice == ADX {
         if let Some(adx) = Adx::detect() {
             return Backend::Adx(adx);
@@ -159,7 +171,7 @@ pub(crate) fn backend() -> Backend {
 macro_rules! with_field_mul {
     (|$m:ident| $body:expr) => {
         match $crate::field::backend() {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", feature = "asm"))]
             $crate::field::Backend::Adx($m) => $body,
             $crate::field::Backend::Portable($m) => $body,
         }
@@ -246,7 +258,7 @@ pub(crate) mod tests {
         check_backend(Portable);
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     #[test]
     fn adx_matches_arkworks() {
         match Adx::detect() {
@@ -266,6 +278,17 @@ pub(crate) mod tests {
         use_portable_field(false);
         assert_eq!(field_uses_adx(), detect() == ADX);
         assert_eq!(field_uses_lanes(), detect_lanes() == ON);
+        use_lanes(false);
+        assert!(!field_uses_lanes());
+        assert_eq!(field_uses_adx(), detect() == ADX);
+        use_lanes(true);
+        assert_eq!(field_uses_lanes(), detect_lanes() == ON);
+        use_portable_field(true);
+        use_lanes(true);
+        assert!(
+            !field_uses_lanes(),
+            "lanes stay off while the portable path is forced"
+        );
         CHOICE.store(saved, Ordering::Relaxed);
         LANES.store(saved_lanes, Ordering::Relaxed);
     }
@@ -275,15 +298,15 @@ pub(crate) mod tests {
 mod timing {
     use super::*;
     use ark_ff::UniformRand;
+    use core::hint::black_box;
     use rand::{rngs::StdRng, SeedableRng};
-    use std::hint::black_box;
 
     /// Best of ten runs, ns per operation: `K` independent chains of multiplications, then
     /// of squarings.
     fn run<M: FieldMul, const K: usize>(m: M, label: &str) {
         let mut rng = StdRng::seed_from_u64(1);
         let y = Fq::rand(&mut rng);
-        let mut xs: [Fq; K] = std::array::from_fn(|_| Fq::rand(&mut rng));
+        let mut xs: [Fq; K] = core::array::from_fn(|_| Fq::rand(&mut rng));
         let n = 400_000 / K;
         let (mut best_mul, mut best_sq) = (f64::MAX, f64::MAX);
         for _ in 0..10 {
@@ -313,7 +336,7 @@ mod timing {
     fn time_backends() {
         run::<_, 1>(Portable, "portable");
         run::<_, 4>(Portable, "portable");
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
         if let Some(adx) = Adx::detect() {
             run::<_, 1>(adx, "adx");
             run::<_, 4>(adx, "adx");

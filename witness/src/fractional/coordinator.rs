@@ -9,6 +9,8 @@
 //! those leaves: level by level from the leaves up, positions ascending, for every known node
 //! whose sibling is not known. [`multiproof_root`] consumes them in that order.
 
+use crate::prelude::*;
+
 use sha2::{Digest, Sha256};
 
 /// Domain byte of a leaf hash.
@@ -108,7 +110,7 @@ pub fn fold_multiproof<'a>(
             };
             next.push((pos / 2, parent));
         }
-        std::mem::swap(&mut level, &mut next);
+        core::mem::swap(&mut level, &mut next);
     }
     let root = level.first().map_or([0u8; 32], |(_, h)| *h);
     Ok((root, used))
@@ -135,7 +137,7 @@ pub fn multiproof_siblings(levels: &[Vec<[u8; 32]>], positions: &[u32]) -> Vec<[
             }
             next.push(pos / 2);
         }
-        std::mem::swap(&mut known, &mut next);
+        core::mem::swap(&mut known, &mut next);
     }
     out
 }

@@ -1,7 +1,9 @@
 //! Verifying a fractional proof against a coordinator root (`spec/FRACTIONAL.md` §5).
 
-use std::collections::btree_map::Entry;
-use std::collections::BTreeMap;
+use crate::prelude::*;
+
+use alloc::collections::btree_map::Entry;
+use alloc::collections::BTreeMap;
 
 use banderwagon::arith::{One, Zero};
 use banderwagon::{DecodeError, Element, Fr};
@@ -436,8 +438,8 @@ pub fn verify_fractional(
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             match proof.stem(mid).map(|(st, _)| st.cmp(s)) {
-                Some(std::cmp::Ordering::Less) => lo = mid + 1,
-                Some(std::cmp::Ordering::Greater) => hi = mid,
+                Some(core::cmp::Ordering::Less) => lo = mid + 1,
+                Some(core::cmp::Ordering::Greater) => hi = mid,
                 _ => return true,
             }
         }

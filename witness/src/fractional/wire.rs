@@ -6,6 +6,8 @@
 //! into the one [`Bytes`] buffer in three tables (shards, stems, suffix diffs): a constant
 //! number of allocations whatever the proof's size.
 
+use crate::prelude::*;
+
 use bytes::Bytes;
 
 use crate::preset::{MULTIPROOF_LEN, STEM_LEN};

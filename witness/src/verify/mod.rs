@@ -18,6 +18,8 @@
 //! points; and the multiproof is checked over the decoded commitments by index, with no
 //! per-opening copy of a point (`ipa::MultiProof::verify_openings`).
 
+use crate::prelude::*;
+
 mod error;
 mod openings;
 mod points;

@@ -1,5 +1,7 @@
 //! The openings `(path, z) → y` of the proven tree (`spec/WIRE.md` §6.3).
 
+use crate::prelude::*;
+
 use banderwagon::arith::{One, Zero};
 use banderwagon::Fr;
 use ipa::Opening;

@@ -1,7 +1,9 @@
 //! Every point of the witness decompressed once, in parallel, and mapped to the scalar
 //! field in batches.
 
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use crate::prelude::*;
+
+use core::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use banderwagon::arith::Zero;
 use banderwagon::{fr_from_le_bytes_canonical, DecodeError, Element, Fr};

@@ -1,6 +1,8 @@
 //! What a verified witness proves: the proven tree's nodes, stems and keys.
 
-use std::fmt;
+use crate::prelude::*;
+
+use core::fmt;
 
 use banderwagon::{Element, Fr};
 
@@ -77,13 +79,13 @@ impl NodePath {
 }
 
 impl Ord for NodePath {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
         self.as_bytes().cmp(other.as_bytes())
     }
 }
 
 impl PartialOrd for NodePath {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }

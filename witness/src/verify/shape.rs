@@ -1,8 +1,10 @@
 //! The shape of the proven tree, rebuilt from the state diff, the extension statuses and
 //! `other_stems` (`spec/WIRE.md` §6.2).
 
-use std::collections::btree_map::Entry;
-use std::collections::BTreeMap;
+use crate::prelude::*;
+
+use alloc::collections::btree_map::Entry;
+use alloc::collections::BTreeMap;
 
 use banderwagon::arith::Zero;
 use banderwagon::{Element, Fr};
@@ -103,7 +105,7 @@ impl ChildSet {
     pub(super) fn iter(&self) -> impl Iterator<Item = u8> + '_ {
         self.0.iter().zip(0u8..).flat_map(|(&word, w)| {
             let mut rest = word;
-            std::iter::from_fn(move || {
+            core::iter::from_fn(move || {
                 let bit = u8::try_from(rest.trailing_zeros())
                     .ok()
                     .filter(|&b| b < 64)?;
