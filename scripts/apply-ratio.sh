@@ -48,7 +48,7 @@ bench="$(cargo bench -p fractional --bench fractional --no-run 2>&1 |
   echo "apply-ratio: could not find the bench executable" >&2
   exit 1
 }
-cargo build --release -q -p fractional --example ceiling
+cargo build --release -q -p tools --example ceiling
 ceiling="$CARGO_TARGET_DIR/release/examples/ceiling"
 
 work="$(mktemp -d "$(dirname "$saved")/apply-ratio.XXXXXX")"

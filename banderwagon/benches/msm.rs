@@ -11,6 +11,9 @@ use banderwagon::{multi_scalar_mul, vartime_straus, Element, FixedBaseMsm, Fixed
 use criterion::{criterion_group, Criterion};
 use rand::{rngs::StdRng, SeedableRng};
 
+#[path = "support/field_env.rs"]
+mod field_env;
+
 fn random_points(n: usize, rng: &mut StdRng) -> Vec<Element> {
     let g = Element::generator();
     let step = g * Fr::rand(rng);
@@ -94,20 +97,9 @@ fn bench_msm(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_msm);
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
 
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

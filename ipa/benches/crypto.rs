@@ -23,6 +23,9 @@ fn rand_poly(rng: &mut StdRng) -> Vec<Fr> {
     (0..256).map(|_| Fr::rand(rng)).collect()
 }
 
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
+
 fn max_openings() -> usize {
     std::env::var("FVERKLE_BENCH_MAX_OPENINGS")
         .ok()
@@ -240,20 +243,9 @@ fn bench_multiproof(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_committer, bench_ipa, bench_multiproof);
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
 
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -24,14 +24,14 @@ use banderwagon::{Element, FixedBaseMsm, FixedBaseTable, Fr, Lookups};
 use crate::crs::Crs;
 
 /// Generators with the wide-window fast path.
-pub const FAST_BASES: usize = 5;
+pub(crate) const FAST_BASES: usize = 5;
 const FAST_WINDOW: u32 = 13;
 const ALL_WINDOW: u32 = 8;
 /// The generators `G_1..=G_CHUNK_BASES` of the 128-bit chunk table.
 const CHUNK_BASES: usize = 4;
 const CHUNK_WINDOW: u32 = 16;
 /// From this many non-zero values on, [`Committer::commit`] uses the bucket method.
-pub const DENSE_TERMS: usize = 48;
+pub(crate) const DENSE_TERMS: usize = 48;
 
 /// The committer of [`Committer::eip6800`].
 static EIP6800: OnceLock<Committer> = OnceLock::new();

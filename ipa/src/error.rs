@@ -30,7 +30,7 @@ pub enum ProofDecodeError {
 /// Why a multiproof was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum VerifyError {
+pub enum ProofVerifyError {
     /// No queries were given.
     #[error("a multiproof needs at least one opening")]
     NoQueries,

@@ -45,9 +45,9 @@ mod multiproof;
 mod pedersen;
 mod transcript;
 
-pub use committer::{Committer, DENSE_TERMS, FAST_BASES};
+pub use committer::Committer;
 pub use crs::{Crs, CRS_SIZE, PEDERSEN_SEED};
-pub use error::{ProofDecodeError, VerifyError};
+pub use error::{ProofDecodeError, ProofVerifyError};
 pub use ipa_proof::{IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};
 pub use multiproof::{MultiProof, Opening, ProverQuery, VerifierQuery, MULTIPROOF_LEN};
 pub use pedersen::{

@@ -60,7 +60,9 @@ fn header_term(committer: &Committer) -> Element {
 /// The Pedersen hash of 64 bytes (`hash64`).
 pub fn hash64(committer: &Committer, input: &[u8; 64]) -> [u8; 32] {
     let terms: [(usize, u128); 4] = core::array::from_fn(|i| {
-        let c = input.get(16 * i..16 * (i + 1)).unwrap_or(&[]);
+        let c = input
+            .get(16 * i..16 * (i + 1))
+            .expect("four 16-byte chunks of 64 bytes");
         (i + 1, chunk_u128(c))
     });
     let acc = committer.add_u128_terms(header_term(committer), &terms);
@@ -74,7 +76,11 @@ pub fn hash64(committer: &Committer, input: &[u8; 64]) -> [u8; 32] {
 pub fn hash64_from_crs(crs: &Crs, input: &[u8; 64]) -> [u8; 32] {
     let scalars: [Fr; 5] = core::array::from_fn(|i| match i {
         0 => Fr::from(2u64 + 256 * 64),
-        _ => Fr::from(chunk_u128(input.get(16 * (i - 1)..16 * i).unwrap_or(&[]))),
+        _ => Fr::from(chunk_u128(
+            input
+                .get(16 * (i - 1)..16 * i)
+                .expect("four 16-byte chunks of 64 bytes"),
+        )),
     });
     let bases = crs
         .g

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use tracing::info;
 use verkle::keys::Layout;
 
-use crate::cmd::genesis::LayoutArg;
+use crate::args::LayoutArg;
 use crate::hexarg::to_hex;
 use crate::rules::Chain;
 use crate::state::{meta, FracState, MemoryState, State, TreeState};

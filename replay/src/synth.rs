@@ -16,7 +16,7 @@ use verkle::U256;
 
 use std::path::Path;
 
-use crate::cmd::genesis::LayoutArg;
+use crate::args::LayoutArg;
 use crate::datadir::{init_genesis, GenesisSpec, Mode};
 use crate::rules::Chain;
 #[cfg(test)]

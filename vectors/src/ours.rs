@@ -317,7 +317,7 @@ fn multiproof_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
         Err(e) => Err(proof_decode_rule(&e)),
         Ok(proof) => match proof.verify(Crs::eip6800(), &mut transcript, &queries) {
             Ok(()) => Ok(()),
-            Err(ipa::VerifyError::NoQueries) => Err("proof.no_openings"),
+            Err(ipa::ProofVerifyError::NoQueries) => Err("proof.no_openings"),
             Err(_) => Err("proof.rejected"),
         },
     };

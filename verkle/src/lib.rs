@@ -22,10 +22,11 @@
 //! - [`proof`]: [`Tree::prove`] — the state diff and Verkle proof of an execution witness,
 //!   byte-identical to go-verkle's.
 //! - [`genesis`]: importing a geth genesis `alloc` or `tree_key,value` CSV files.
-//! - [`fuzz`]: the bodies of the `genesis` and `store_record` fuzz targets.
+//! - `fuzz` (feature `fuzzing`): the bodies of the `genesis` and `store_record` fuzz targets.
 #![forbid(unsafe_code)]
 
 mod error;
+#[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 pub mod genesis;
 pub mod keys;

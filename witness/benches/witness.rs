@@ -20,6 +20,9 @@ use witness::{
     OwnedStemStateDiff, OwnedSuffixStateDiff, OwnedVerkleProof, VerifiedWitness,
 };
 
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
+
 const CHAIN_FILE: &str = "chain/kaustinen6_witness_chain_0001-0200.json";
 
 /// `$FVERKLE_VECTORS`, or `<workspace root>/../shared/vectors`.
@@ -231,20 +234,9 @@ criterion_group! {
     config = Criterion::default().sample_size(10);
     targets = bench_verify, bench_decode_share, bench_decode_synthetic
 }
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
 
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

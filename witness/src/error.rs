@@ -346,18 +346,3 @@ pub enum CanonicalError {
         status: u8,
     },
 }
-
-/// Any error of this crate's codecs and checks.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum WitnessError {
-    /// SSZ decoding or encoding failed.
-    #[error(transparent)]
-    Ssz(#[from] SszError),
-    /// JSON reading failed.
-    #[error(transparent)]
-    Json(#[from] JsonError),
-    /// The witness is not in canonical form.
-    #[error("witness not canonical: {0}")]
-    NotCanonical(#[from] CanonicalError),
-}

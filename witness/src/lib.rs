@@ -8,10 +8,12 @@
 //!
 //! [`verify`] checks a witness against a pre-state root — the one call a stateless client
 //! makes — and returns the proven pre-state ([`VerifiedWitness`]), from which
-//! [`VerifiedWitness::post_state_root`] computes the root after the block's writes:
+//! [`VerifiedWitness::post_state_root`] computes the root after the block's writes. Every
+//! error of the crate converts into [`WitnessError`], so one `?` type covers decoding,
+//! verification and the post-state root:
 //!
 //! ```no_run
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # fn main() -> Result<(), witness::WitnessError> {
 //! # let (text, parent_state_root, state_root) = (String::new(), [0u8; 32], [0u8; 32]);
 //! let witness = witness::ExecutionWitness::from_json_str(&text)?;
 //! let proven = witness::verify(&parent_state_root, &witness)?;
@@ -75,9 +77,11 @@ mod prelude {
 
 mod bind;
 mod canonical;
+mod convert;
 mod error;
 mod execution_witness;
 pub mod fractional;
+#[cfg(feature = "fuzzing")]
 pub mod fuzz;
 #[doc(hidden)]
 pub mod hostile;
@@ -92,7 +96,7 @@ mod view;
 
 pub use bind::{prove_bound, BindError};
 pub use canonical::check_canonical;
-pub use error::{CanonicalError, JsonError, SszError, SszField, WitnessError};
+pub use error::{CanonicalError, JsonError, SszError, SszField};
 pub use execution_witness::ExecutionWitness;
 pub use fractional::{verify_fractional, FractionalVerifyError, VerifiedFractional};
 pub use json::{find_json_witnesses, MAX_SEARCH_DEPTH, WITNESS_KEYS};
@@ -106,6 +110,30 @@ pub use verify::{
     ProvenStem, VerifiedWitness, VerifyError,
 };
 pub use view::{
-    ChunkIter, ChunkList, IpaProof, Points, StateDiff, StateDiffIter, StemStateDiff, Stems,
+    ChunkIter, ChunkList, IpaProofView, Points, StateDiff, StateDiffIter, StemStateDiff, Stems,
     SuffixDiffs, SuffixDiffsIter, SuffixStateDiff, VerkleProof,
 };
+
+/// Any error of this crate: decoding, canonical form, verification, the post-state root.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WitnessError {
+    /// SSZ decoding or encoding failed.
+    #[error(transparent)]
+    Ssz(#[from] SszError),
+    /// JSON reading failed.
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    /// The witness is not in canonical form.
+    #[error("witness not canonical: {0}")]
+    NotCanonical(#[from] CanonicalError),
+    /// The witness does not verify against the pre-state root.
+    #[error("witness rejected: {0}")]
+    Verify(#[from] VerifyError),
+    /// The post-state root could not be computed, or differs from the expected one.
+    #[error(transparent)]
+    PostState(#[from] PostStateError),
+    /// A fractional proof does not verify.
+    #[error("fractional proof rejected: {0}")]
+    Fractional(#[from] FractionalVerifyError),
+}

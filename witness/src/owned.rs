@@ -3,12 +3,7 @@
 
 use crate::prelude::*;
 
-use bytes::Bytes;
-
-use crate::error::SszError;
-use crate::execution_witness::ExecutionWitness;
 use crate::preset::IPA_PROOF_DEPTH;
-use crate::ssz;
 
 /// One suffix of a stem: its value before and after the block.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -64,16 +59,4 @@ pub struct OwnedExecutionWitness {
     pub state_diff: Vec<OwnedStemStateDiff>,
     /// The proof of the current values against the pre-state root.
     pub verkle_proof: OwnedVerkleProof,
-}
-
-impl OwnedExecutionWitness {
-    /// The SSZ encoding (`spec/WIRE.md`), after checking every list against its spec limit.
-    pub fn to_ssz(&self) -> Result<Vec<u8>, SszError> {
-        ssz::encode(self)
-    }
-
-    /// Lays the witness out as SSZ in one buffer and returns zero-copy views over it.
-    pub fn to_witness(&self) -> Result<ExecutionWitness, SszError> {
-        ExecutionWitness::from_ssz(Bytes::from(self.to_ssz()?))
-    }
 }

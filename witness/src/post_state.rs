@@ -252,7 +252,8 @@ fn map_in_order<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send
 fn keys_of(keys: &[ProvenKey], stem_index: usize) -> &[ProvenKey] {
     let start = keys.partition_point(|k| k.stem_index < stem_index);
     let end = keys.partition_point(|k| k.stem_index <= stem_index);
-    keys.get(start..end).unwrap_or(&[])
+    keys.get(start..end)
+        .expect("two partition points of one slice, the first not after the second")
 }
 
 /// A leaf committed from scratch with only the written values (`spec/WIRE.md` §13):
@@ -330,7 +331,7 @@ fn propagate(
         let mut level = levels
             .get_mut(depth)
             .map(core::mem::take)
-            .unwrap_or_default();
+            .expect("depth < levels.len()");
         if level.is_empty() {
             continue;
         }

@@ -72,7 +72,7 @@ impl<'a> StateDiff<'a> {
         let diffs = first
             .checked_add(e.diff_count as usize)
             .and_then(|end| self.diffs.get(first..end))
-            .unwrap_or(&[]);
+            .expect("decoding built the diff table with every stem's run inside it");
         StemStateDiff {
             stem: bytes_at(self.buf, e.stem_at as usize),
             suffix_diffs: SuffixDiffs {
@@ -295,7 +295,7 @@ impl<const N: usize> FusedIterator for ChunkIter<'_, N> {}
 
 /// `IPAProof`: the inner-product argument of the multiproof.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct IpaProof<'a> {
+pub struct IpaProofView<'a> {
     /// Left commitments `L_0..L_7`, compressed.
     pub cl: [&'a [u8; 32]; IPA_PROOF_DEPTH],
     /// Right commitments `R_0..R_7`, compressed.
@@ -306,19 +306,19 @@ pub struct IpaProof<'a> {
     bytes: &'a [u8; IPA_PROOF_LEN],
 }
 
-impl<'a> IpaProof<'a> {
+impl<'a> IpaProofView<'a> {
     /// The 544-byte encoding `L_0..L_7 ‖ R_0..R_7 ‖ a` (a little-endian), as SSZ stores it.
     pub fn as_bytes(&self) -> &'a [u8; IPA_PROOF_LEN] {
         self.bytes
     }
 }
 
-impl fmt::Debug for IpaProof<'_> {
+impl fmt::Debug for IpaProofView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let hex_list = |ps: &[&[u8; 32]]| -> Vec<String> {
             ps.iter().map(|p| format!("0x{}", hex::encode(p))).collect()
         };
-        f.debug_struct("IpaProof")
+        f.debug_struct("IpaProofView")
             .field("cl", &hex_list(&self.cl))
             .field("cr", &hex_list(&self.cr))
             .field(
@@ -344,7 +344,10 @@ impl<'a> VerkleProof<'a> {
     /// `other_stems`: stems proving absent-other stems, 31 bytes each.
     pub fn other_stems(&self) -> Stems<'a> {
         ChunkList {
-            bytes: self.buf.get(self.layout.other_stems.clone()).unwrap_or(&[]),
+            bytes: self
+                .buf
+                .get(self.layout.other_stems.clone())
+                .expect("decoding checked every list range against the buffer"),
         }
     }
 
@@ -352,7 +355,7 @@ impl<'a> VerkleProof<'a> {
     pub fn depth_extension_present(&self) -> &'a [u8] {
         self.buf
             .get(self.layout.depth_extension_present.clone())
-            .unwrap_or(&[])
+            .expect("decoding checked every list range against the buffer")
     }
 
     /// `commitments_by_path`: compressed commitments of the non-root nodes, by path.
@@ -361,7 +364,7 @@ impl<'a> VerkleProof<'a> {
             bytes: self
                 .buf
                 .get(self.layout.commitments_by_path.clone())
-                .unwrap_or(&[]),
+                .expect("decoding checked every list range against the buffer"),
         }
     }
 
@@ -371,11 +374,11 @@ impl<'a> VerkleProof<'a> {
     }
 
     /// `ipa_proof`.
-    pub fn ipa_proof(&self) -> IpaProof<'a> {
+    pub fn ipa_proof(&self) -> IpaProofView<'a> {
         let at = self.layout.proof_at + PROOF_D_AT + BYTES32_LEN;
         let bytes: &'a [u8; IPA_PROOF_LEN] = bytes_at(self.buf, at);
         let point = |i: usize| bytes_at::<32>(bytes, i * BYTES32_LEN);
-        IpaProof {
+        IpaProofView {
             cl: core::array::from_fn(point),
             cr: core::array::from_fn(|i| point(IPA_PROOF_DEPTH + i)),
             final_evaluation: point(2 * IPA_PROOF_DEPTH),

@@ -387,6 +387,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(build_host_has_ifma),
+        ignore = "the build machine has no AVX-512 IFMA: the 8-lane path is not tested"
+    )]
     fn lanes_match_arkworks() {
         let Some(_ifma) = Ifma::detect() else {
             eprintln!("no AVX-512 IFMA on this processor: the 8-lane field path is not tested");
@@ -416,40 +420,5 @@ mod tests {
             // SAFETY: as above.
             unsafe { check(&a, &b) };
         }
-    }
-
-    #[target_feature(enable = "avx512f,avx512ifma")]
-    fn time_chains<const K: usize>() -> f64 {
-        let mut rng = StdRng::seed_from_u64(3);
-        let mut xs: [F8; K] = core::array::from_fn(|_| {
-            F8::from_words(&load(&core::array::from_fn(|_| Fq::rand(&mut rng))))
-        });
-        let y = F8::from_words(&load(&core::array::from_fn(|_| Fq::rand(&mut rng))));
-        let n = 200_000 / K;
-        let mut best = f64::MAX;
-        for _ in 0..10 {
-            let t = std::time::Instant::now();
-            for _ in 0..n {
-                for x in xs.iter_mut() {
-                    *x = mul(x, &core::hint::black_box(y));
-                }
-            }
-            core::hint::black_box(&xs);
-            best = best.min(t.elapsed().as_nanos() as f64 / (n * K * 8) as f64);
-        }
-        best
-    }
-
-    /// `cargo test --release -p banderwagon --lib time_lanes -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn time_lanes() {
-        if Ifma::detect().is_none() {
-            eprintln!("no AVX-512 IFMA");
-            return;
-        }
-        // SAFETY: detected above.
-        let (k1, k4) = unsafe { (time_chains::<1>(), time_chains::<4>()) };
-        eprintln!("ifma: ns per field multiplication: 1 chain {k1:.2}, 4 chains {k4:.2}");
     }
 }

@@ -10,8 +10,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use verkle::keys::{TreeKey, Value};
 
+use crate::args::LayoutArg;
 use crate::cmd::gen::generate;
-use crate::cmd::genesis::LayoutArg;
 use crate::cmd::replay::replay_into;
 use crate::datadir::{open_state, GenesisSpec, Mode};
 use crate::hexarg::to_hex;

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::cmd::genesis::LayoutArg;
+use crate::args::LayoutArg;
 use crate::datadir::{open_state, Mode};
 use crate::export::block_json;
 use crate::hexarg::to_hex;

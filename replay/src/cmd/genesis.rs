@@ -5,39 +5,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use verkle::keys::Layout;
 use verkle::Tree;
 
+use crate::args::LayoutArg;
 use crate::hexarg::to_hex;
 use crate::outcome::Outcome;
-
-/// The account layout a genesis is written in.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum LayoutArg {
-    /// Version / balance / nonce / code keccak / code size leaves (Kaustinen 2–6, devnet6).
-    Legacy,
-    /// BASIC_DATA + code hash (current EIP-6800; devnet-7, EEST fixtures).
-    Eip6800,
-}
-
-impl LayoutArg {
-    /// The name on the command line and in a datadir's meta.
-    pub fn name(&self) -> &'static str {
-        match self {
-            LayoutArg::Legacy => "legacy",
-            LayoutArg::Eip6800 => "eip6800",
-        }
-    }
-}
-
-impl From<LayoutArg> for Layout {
-    fn from(l: LayoutArg) -> Layout {
-        match l {
-            LayoutArg::Legacy => Layout::Legacy,
-            LayoutArg::Eip6800 => Layout::Eip6800,
-        }
-    }
-}
 
 /// Arguments of `fverkle genesis`.
 #[derive(clap::Args, Debug)]

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
-use crate::cmd::genesis::LayoutArg;
+use crate::args::LayoutArg;
 use crate::datadir::{block_meta, init_genesis, open_state, GenesisSpec, Mode};
 use crate::export::ExportReader;
 use crate::outcome::Outcome;

@@ -140,8 +140,9 @@ impl TreePosition {
     }
 }
 
-/// `get_tree_key(address32, tree_index, sub_index)` with the EIP-6800 committer.
-pub fn get_tree_key(address: &[u8; 32], position: &TreePosition) -> TreeKey {
+/// The tree key at `position` of `address`: EIP-6800 `get_tree_key(address32, tree_index,
+/// sub_index)` ([`ipa::get_tree_key`]) with the EIP-6800 committer.
+pub fn tree_key_at(address: &[u8; 32], position: &TreePosition) -> TreeKey {
     ipa::get_tree_key(
         Committer::eip6800(),
         address,
@@ -244,10 +245,10 @@ mod tests {
             sub_index: 0,
         };
         assert_eq!(
-            hex::encode(get_tree_key(&addr, &pos)),
+            hex::encode(tree_key_at(&addr, &pos)),
             "ff7e3916badeb510dfcdad458726273319280742e553d8d229bd676428147300"
         );
-        assert_eq!(AccountKeys::new(&addr).key(&pos), get_tree_key(&addr, &pos));
+        assert_eq!(AccountKeys::new(&addr).key(&pos), tree_key_at(&addr, &pos));
     }
 
     #[test]

@@ -44,7 +44,9 @@ impl NodePath {
 
     /// The path bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.get(..usize::from(self.len)).unwrap_or(&[])
+        self.bytes
+            .get(..usize::from(self.len))
+            .expect("len <= MAX_PATH_LEN, kept by every constructor")
     }
 
     /// Number of bytes: the node's depth.

@@ -1,6 +1,6 @@
 //! CPU time per operation, for comparing changes on a shared, loaded machine.
 //!
-//! `cargo run --release -p ipa --example cpu_cost [filter]`
+//! `cargo run --release -p tools --example cpu_cost [filter]`
 //!
 //! Criterion's wall-clock medians move with the load other processes put on the cores;
 //! the CPU time this process spends per operation (user + system, summed over its
@@ -46,24 +46,15 @@ fn measure(name: &str, filter: &Option<String>, mut op: impl FnMut()) {
     );
 }
 
-#[path = "../benches/support/queries.rs"]
+#[path = "../../ipa/benches/support/queries.rs"]
 mod queries;
 use queries::random_z_queries;
 
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
 
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     let filter = std::env::args().nth(1);
     let crs = Crs::eip6800();
     let t = Instant::now();

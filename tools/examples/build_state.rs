@@ -1,7 +1,7 @@
 //! Builds an on-disk state of N keys in batches and reports time and peak memory.
 //!
 //! ```text
-//! cargo run --release -p verkle --example build_state -- --keys 1000000 --datadir DIR \
+//! cargo run --release -p tools --example build_state -- --keys 1000000 --datadir DIR \
 //!     [--batch 100000] [--cache-nodes 200000]
 //! ```
 //!
@@ -16,7 +16,7 @@ use std::time::Instant;
 use verkle::store::RocksStore;
 use verkle::{Tree, TreeConfig};
 
-#[path = "../benches/support/keys.rs"]
+#[path = "../../verkle/benches/support/keys.rs"]
 mod keys;
 use keys::{initial_key, STATE_KEYS_META};
 

@@ -7,7 +7,7 @@
 //! verification does every step (decode, canonical checks, point decoding, opening rebuild,
 //! the multiproof check) and then rejects; it costs what an accepted witness costs.
 //!
-//! `cargo run --release -p witness --example synthetic_verify -- [KEYS...]`
+//! `cargo run --release -p tools --example synthetic_verify -- [KEYS...]`
 //! (default 128 2320 19228: the key counts of the bench's 1k, 16k and 128k witnesses, which
 //! hold 970, 15,992 and 128,159 openings).
 //! Prints the best of `$REPS` (default 3) runs of each stage; with `VERIFY_ONLY` set it skips
@@ -24,6 +24,9 @@ use witness::{
     check_canonical, ExecutionWitness, OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff,
     OwnedSuffixStateDiff, OwnedVerkleProof, VerifyError,
 };
+
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
 
 const STATE_KEYS: u32 = 100_000;
 
@@ -114,20 +117,8 @@ fn synthetic(k: u32) -> ([u8; 32], OwnedExecutionWitness) {
     (root, w)
 }
 
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
-
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     let args: Vec<u32> = std::env::args()
         .skip(1)
         .map(|a| a.parse().expect("key count"))

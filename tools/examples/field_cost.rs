@@ -1,5 +1,5 @@
 //! Fq multiplication: latency (one dependent chain) against throughput (independent chains),
-//! in CPU ns (`/proc/self/schedstat`). `cargo run --release -p banderwagon --example field_cost`
+//! in CPU ns (`/proc/self/schedstat`). `cargo run --release -p tools --example field_cost`
 #![allow(clippy::unwrap_used, missing_docs)]
 use std::hint::black_box;
 use std::time::Instant;
@@ -7,6 +7,9 @@ use std::time::Instant;
 use banderwagon::arith::UniformRand;
 use banderwagon::Fq;
 use rand::{rngs::StdRng, SeedableRng};
+
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
 
 fn cpu_ns() -> f64 {
     std::fs::read_to_string("/proc/self/schedstat")
@@ -37,20 +40,8 @@ fn chains<const K: usize>(label: &str, n: u32, y: Fq, rng: &mut StdRng) {
     );
 }
 
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
-
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     let mut rng = StdRng::seed_from_u64(1);
     let y = Fq::rand(&mut rng);
     let n = 5_000_000u32;

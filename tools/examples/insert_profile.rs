@@ -1,7 +1,7 @@
 //! Times `apply` and `commit` of 10k-key blocks into a growing in-memory tree (for profiling).
 //!
 //! ```text
-//! cargo run --release -p verkle --example insert_profile -- [initial keys] [blocks] [fresh]
+//! cargo run --release -p tools --example insert_profile -- [initial keys] [blocks] [fresh]
 //! ```
 //!
 //! The committer's tables are built before the first block (so a profiler started with a
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use verkle::Tree;
 
-#[path = "../benches/support/keys.rs"]
+#[path = "../../verkle/benches/support/keys.rs"]
 mod keys;
 use keys::{block_key, initial_key};
 

@@ -23,6 +23,9 @@ fn initial_key(i: u32) -> [u8; 32] {
     h.finalize().into()
 }
 
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
+
 fn block(round: u64, n: u32) -> Vec<([u8; 32], Option<[u8; 32]>)> {
     let r = round as u32;
     (0..10_000u32)
@@ -54,20 +57,8 @@ fn cpu_ticks() -> u64 {
     f[14 - 3] + f[15 - 3]
 }
 
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
-
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     let all: Vec<String> = std::env::args().collect();
     let args: Vec<String> = all
         .iter()

@@ -2,7 +2,7 @@
 //! of the `block 10k updates on 1M keys (rocksdb)` bench (same keys, same values):
 //!
 //! ```text
-//! cargo run --release -p verkle --example block_cpu -- DIR [blocks] [--compact] [--block-cache MB]
+//! cargo run --release -p tools --example block_cpu -- DIR [blocks] [--compact] [--block-cache MB]
 //! ```
 //!
 //! With `--compact` the database is first compacted (rewritten with the current RocksDB
@@ -18,7 +18,7 @@ use std::time::Instant;
 use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
-#[path = "../benches/support/keys.rs"]
+#[path = "../../verkle/benches/support/keys.rs"]
 mod keys;
 use keys::{cpu_ticks, state_keys, update_block};
 

@@ -1,7 +1,7 @@
 //! Per-element cost of decompression: the fast decoder against the textbook path
 //! (inverse, arkworks Tonelli–Shanks, Legendre symbol), for A/B runs under callgrind.
 //!
-//! `cargo run --release -p banderwagon --example decode_cost -- [fast|old|both] [n]`
+//! `cargo run --release -p tools --example decode_cost -- [fast|old|both] [n]`
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
@@ -10,6 +10,9 @@ use std::time::Instant;
 use banderwagon::arith::{Field, One, UniformRand};
 use banderwagon::{Element, Fq, Fr};
 use rand::{rngs::StdRng, SeedableRng};
+
+#[path = "../../banderwagon/benches/support/field_env.rs"]
+mod field_env;
 
 fn old_decode(x: Fq) -> bool {
     // a = −5, d = 138827208126141220649022263972958607803 / 171449701953573178309673572579671231137
@@ -20,20 +23,8 @@ fn old_decode(x: Fq) -> bool {
     y.is_some() && num.legendre().is_qr()
 }
 
-/// `FVERKLE_PORTABLE_FIELD` and `FVERKLE_NO_LANES` (set to anything but `0`) force the
-/// portable field code or turn off the 8-lane products, for A/B measurements.
-fn field_backend_from_env() {
-    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v != "0");
-    if on("FVERKLE_PORTABLE_FIELD") {
-        banderwagon::use_portable_field(true);
-    }
-    if on("FVERKLE_NO_LANES") {
-        banderwagon::use_lanes(false);
-    }
-}
-
 fn main() {
-    field_backend_from_env();
+    field_env::field_backend_from_env();
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("both");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
