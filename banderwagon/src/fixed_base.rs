@@ -331,6 +331,53 @@ impl FixedBaseTable {
         with_field_mul!(|m| self.add_entries(m, acc, &lookups.entries));
     }
 
+    /// [`FixedBaseTable::add_lookups`] for many accumulators: `accs[i] += Σ lookups[i]`
+    /// (pairs beyond the shorter slice are left alone). On processors with AVX-512 IFMA the
+    /// sums run eight side by side (`lanes.rs`); the group elements are the same either way,
+    /// their projective coordinates may differ. Panics if a `lookups` came from a larger table.
+    pub fn add_lookups_many(&self, accs: &mut [Element], lookups: &[Lookups]) {
+        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+        if let Some(ifma) = crate::field::lanes() {
+            self.add_lookups_lanes(ifma, accs, lookups);
+            return;
+        }
+        for (acc, l) in accs.iter_mut().zip(lookups) {
+            self.add_lookups(acc, l);
+        }
+    }
+
+    /// [`FixedBaseTable::add_lookups_many`] on the 8-lane path.
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+    fn add_lookups_lanes(
+        &self,
+        ifma: crate::field::ifma::Ifma,
+        accs: &mut [Element],
+        lookups: &[Lookups],
+    ) {
+        use crate::lanes::{products, LaneSteps, LANES};
+        let n = accs.len().min(lookups.len());
+        let mut steps: [Vec<Option<(usize, bool)>>; LANES] = Default::default();
+        let mut sums = [Element(EdwardsProjective::ZERO); LANES];
+        for (accs, lookups) in accs[..n].chunks_mut(LANES).zip(lookups[..n].chunks(LANES)) {
+            for (slot, l) in steps.iter_mut().zip(lookups) {
+                slot.clear();
+                slot.extend(
+                    l.entries
+                        .iter()
+                        .map(|&(pos, neg)| Some((pos as usize, neg))),
+                );
+            }
+            for slot in steps.iter_mut().skip(lookups.len()) {
+                slot.clear();
+            }
+            let views: [LaneSteps<'_>; LANES] = core::array::from_fn(|i| steps[i].as_slice());
+            products(ifma, &self.points, &views, &mut sums[..accs.len()]);
+            for (acc, sum) in accs.iter_mut().zip(&sums) {
+                *acc += *sum;
+            }
+        }
+    }
+
     fn add_entries<M: FieldMul>(&self, m: M, acc: &mut Element, entries: &[(u32, bool)]) {
         for &(pos, negative) in entries {
             add_signed(m, &mut acc.0, &self.points[pos as usize], negative);

@@ -10,8 +10,8 @@ use std::time::Instant;
 use banderwagon::{arith::UniformRand, Element, Fr};
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use ipa::{
-    hash64, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery, Transcript,
-    VerifierQuery,
+    hash64, hash64_many, AddressHasher, Committer, Crs, IpaProof, MultiProof, ProverQuery,
+    Transcript, VerifierQuery,
 };
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
@@ -69,6 +69,19 @@ fn bench_committer(c: &mut Criterion) {
             next = (next + 1) % inputs.len();
             hash64(&committer, black_box(&inputs[next]))
         })
+    });
+    let many: Vec<[u8; 64]> = (0..1024)
+        .map(|_| std::array::from_fn(|_| rng.gen()))
+        .collect();
+    c.bench_function("tree keys 1024, one by one (hash64)", |b| {
+        b.iter(|| {
+            many.iter()
+                .map(|x| hash64(&committer, black_box(x)))
+                .collect::<Vec<_>>()
+        })
+    });
+    c.bench_function("tree keys 1024, batched (hash64_many)", |b| {
+        b.iter(|| hash64_many(&committer, black_box(&many)))
     });
     let addr: [u8; 32] = std::array::from_fn(|_| rng.gen());
     let hasher = AddressHasher::new(&committer, &addr);

@@ -228,6 +228,42 @@ impl Committer {
         acc
     }
 
+    /// [`Committer::add_u128_terms`] for many items: `accs[i] += Σ value·G_index` over
+    /// `terms[i]` (pairs beyond the shorter slice are left alone). When every index is one of
+    /// the hash-chunk generators (`G_1..G_4`, the Pedersen hash's), the sums run on the
+    /// chunk table eight side by side where the processor has AVX-512 IFMA.
+    pub fn add_u128_terms_many<const K: usize>(
+        &self,
+        accs: &mut [Element],
+        terms: &[[(usize, u128); K]],
+    ) {
+        let chunk_index = |i: usize| i.checked_sub(1).filter(|c| *c < self.chunk_bases.len());
+        if !terms
+            .iter()
+            .flatten()
+            .all(|(i, _)| chunk_index(*i).is_some())
+        {
+            for (acc, t) in accs.iter_mut().zip(terms) {
+                *acc = self.add_u128_terms(*acc, t);
+            }
+            return;
+        }
+        let table = self.chunk_table();
+        let lookups: Vec<Lookups> = terms
+            .iter()
+            .map(|t| {
+                let mut l = Lookups::with_capacity(9 * K);
+                for (i, v) in t {
+                    if let Some(c) = chunk_index(*i) {
+                        table.lookup_u128(c, *v, &mut l);
+                    }
+                }
+                l
+            })
+            .collect();
+        table.add_lookups_many(accs, &lookups);
+    }
+
     /// `Σ scalars[i]·B_i` over the 257 bases `G_0..G_255, Q` (used by the IPA prover).
     pub(crate) fn commit_with_q(&self, scalars: &[Fr]) -> Element {
         self.dense.msm(scalars)

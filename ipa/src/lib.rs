@@ -51,7 +51,7 @@ pub use error::{ProofDecodeError, ProofVerifyError};
 pub use ipa_proof::{IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};
 pub use multiproof::{MultiProof, Opening, ProverQuery, VerifierQuery, MULTIPROOF_LEN};
 pub use pedersen::{
-    get_tree_key, get_tree_key_from_crs, hash64, hash64_from_crs, pedersen_hash, AddressHasher,
-    MAX_PEDERSEN_INPUT,
+    get_tree_key, get_tree_key_from_crs, hash64, hash64_from_crs, hash64_many, pedersen_hash,
+    AddressHasher, MAX_PEDERSEN_INPUT,
 };
 pub use transcript::Transcript;

@@ -151,6 +151,139 @@ impl<'c> AddressHasher<'c> {
     }
 }
 
+/// Inputs per rayon task of the batched hashes (and per field inversion).
+const HASH_BATCH_CHUNK: usize = banderwagon::MTF_CHUNK;
+
+/// The hashes of many inputs, in order: `start(input) + Σ terms(input)` mapped to the scalar
+/// field, its first `N` little-endian bytes. On rayon threads in chunks of
+/// [`HASH_BATCH_CHUNK`] when the `parallel` feature is on and there are at least two chunks;
+/// each chunk sums its points together ([`Committer::add_u128_terms_many`]) and shares one
+/// field inversion for the map to the scalar field.
+fn hash_many<T: Sync, const K: usize, const N: usize>(
+    committer: &Committer,
+    inputs: &[T],
+    start: impl Fn(&T) -> Element + Sync,
+    terms: impl Fn(&T) -> [(usize, u128); K] + Sync,
+    out: &mut [[u8; N]],
+) {
+    let chunk = |inputs: &[T], out: &mut [[u8; N]]| {
+        let mut points: Vec<Element> = inputs.iter().map(&start).collect();
+        let terms: Vec<[(usize, u128); K]> = inputs.iter().map(&terms).collect();
+        committer.add_u128_terms_many(&mut points, &terms);
+        let mut scalars = vec![Fr::from(0u64); points.len()];
+        Element::batch_map_to_scalar_field_into(&points, &mut scalars);
+        for (o, h) in out.iter_mut().zip(&scalars) {
+            let bytes = fr_to_le_bytes(h);
+            o.copy_from_slice(&bytes[..N]);
+        }
+    };
+    #[cfg(feature = "parallel")]
+    if inputs.len() >= 2 * HASH_BATCH_CHUNK {
+        use rayon::prelude::*;
+        inputs
+            .par_chunks(HASH_BATCH_CHUNK)
+            .zip(out.par_chunks_mut(HASH_BATCH_CHUNK))
+            .for_each(|(i, o)| chunk(i, o));
+        return;
+    }
+    for (i, o) in inputs
+        .chunks(HASH_BATCH_CHUNK)
+        .zip(out.chunks_mut(HASH_BATCH_CHUNK))
+    {
+        chunk(i, o);
+    }
+}
+
+/// [`hash64`] of many inputs, in order, bit-identical to calling it on each: one field
+/// inversion per [`banderwagon::MTF_CHUNK`] inputs instead of one per input, and the
+/// chunks on rayon threads with the `parallel` feature.
+pub fn hash64_many(committer: &Committer, inputs: &[[u8; 64]]) -> Vec<[u8; 32]> {
+    let start = header_term(committer);
+    let mut out = vec![[0u8; 32]; inputs.len()];
+    hash_many(
+        committer,
+        inputs,
+        |_| start,
+        |input| {
+            let address: &[u8; 32] = input[..32].try_into().expect("64 = 32 + 32");
+            let index: &[u8; 32] = input[32..].try_into().expect("64 = 32 + 32");
+            let [a, b] = chunk_terms(1, address);
+            let [c, d] = chunk_terms(3, index);
+            [a, b, c, d]
+        },
+        &mut out,
+    );
+    out
+}
+
+impl<'c> AddressHasher<'c> {
+    /// [`AddressHasher::new`] for many addresses, in order, with the point sums of
+    /// [`Committer::add_u128_terms_many`] (on rayon threads in chunks with the `parallel`
+    /// feature).
+    pub fn new_many(committer: &'c Committer, addresses: &[[u8; 32]]) -> Vec<AddressHasher<'c>> {
+        let start = header_term(committer);
+        let chunk = |addresses: &[[u8; 32]]| -> Vec<AddressHasher<'c>> {
+            let mut partials = vec![start; addresses.len()];
+            let terms: Vec<[(usize, u128); 2]> =
+                addresses.iter().map(|a| chunk_terms(1, a)).collect();
+            committer.add_u128_terms_many(&mut partials, &terms);
+            partials
+                .into_iter()
+                .map(|partial| AddressHasher { committer, partial })
+                .collect()
+        };
+        #[cfg(feature = "parallel")]
+        if addresses.len() >= 2 * HASH_BATCH_CHUNK {
+            use rayon::prelude::*;
+            return addresses
+                .par_chunks(HASH_BATCH_CHUNK)
+                .flat_map_iter(chunk)
+                .collect();
+        }
+        addresses.chunks(HASH_BATCH_CHUNK).flat_map(chunk).collect()
+    }
+
+    /// The stems of `(address, tree index)` requests over several addresses in one batch
+    /// (as [`AddressHasher::stems`] batches one address's). Every hasher must come from
+    /// `committer`; panics otherwise.
+    pub fn stems_of_many(
+        committer: &Committer,
+        requests: &[(&AddressHasher<'_>, [u8; 32])],
+    ) -> Vec<[u8; 31]> {
+        assert!(
+            requests
+                .iter()
+                .all(|(h, _)| core::ptr::eq(h.committer, committer)),
+            "every AddressHasher of a batch must come from its committer"
+        );
+        let mut out = vec![[0u8; 31]; requests.len()];
+        hash_many(
+            committer,
+            requests,
+            |(h, _)| h.partial,
+            |(_, index)| chunk_terms(3, index),
+            &mut out,
+        );
+        out
+    }
+}
+
+impl AddressHasher<'_> {
+    /// [`stem`](Self::stem) of many tree indices, in order, bit-identical to calling it on
+    /// each, with the batching of [`hash64_many`].
+    pub fn stems(&self, tree_indices: &[[u8; 32]]) -> Vec<[u8; 31]> {
+        let mut out = vec![[0u8; 31]; tree_indices.len()];
+        hash_many(
+            self.committer,
+            tree_indices,
+            |_| self.partial,
+            |index| chunk_terms(3, index),
+            &mut out,
+        );
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +304,63 @@ mod tests {
             let want = want.unwrap_or_default();
             assert_eq!(key[..31], want[..31]);
             assert_eq!(key[31], 9);
+        }
+    }
+
+    #[test]
+    fn batched_hashes_match_one_by_one() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(13);
+        // Sizes around the chunk boundaries, where the batching and threading change.
+        for n in [0usize, 1, 2, 255, 256, 257, 600] {
+            let inputs: Vec<[u8; 64]> = (0..n)
+                .map(|i| {
+                    core::array::from_fn(|j| {
+                        if i % 7 == 0 {
+                            0
+                        } else {
+                            rng.gen::<u8>() ^ j as u8
+                        }
+                    })
+                })
+                .collect();
+            let want: Vec<[u8; 32]> = inputs.iter().map(|x| hash64(committer, x)).collect();
+            assert_eq!(hash64_many(committer, &inputs), want, "{n} inputs");
+            let address: [u8; 32] = core::array::from_fn(|_| rng.gen());
+            let hasher = AddressHasher::new(committer, &address);
+            let indices: Vec<[u8; 32]> = inputs
+                .iter()
+                .map(|x| core::array::from_fn(|j| x[32 + j]))
+                .collect();
+            let want: Vec<[u8; 31]> = indices.iter().map(|i| hasher.stem(i)).collect();
+            assert_eq!(hasher.stems(&indices), want, "{n} indices");
+        }
+    }
+
+    #[test]
+    fn batched_hashers_and_cross_address_stems_match() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(14);
+        for n in [0usize, 1, 9, 513] {
+            let addresses: Vec<[u8; 32]> = (0..n)
+                .map(|_| core::array::from_fn(|_| rng.gen()))
+                .collect();
+            let hashers = AddressHasher::new_many(committer, &addresses);
+            assert_eq!(hashers.len(), n);
+            let requests: Vec<(&AddressHasher<'_>, [u8; 32])> = hashers
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    (
+                        h,
+                        core::array::from_fn(|j| if j < 2 { (i * 31 + j) as u8 } else { 0 }),
+                    )
+                })
+                .collect();
+            let got = AddressHasher::stems_of_many(committer, &requests);
+            for ((address, (_, index)), stem) in addresses.iter().zip(&requests).zip(&got) {
+                assert_eq!(*stem, AddressHasher::new(committer, address).stem(index));
+            }
         }
     }
 

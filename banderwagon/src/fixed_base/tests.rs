@@ -296,3 +296,50 @@ fn table_matches_scalar_mul() {
         }
     }
 }
+
+/// Many accumulators at once (`add_lookups_many`), on the portable path and, when the
+/// processor has it, the 8-lane path: the same group elements as one `add_lookups` each,
+/// for batch sizes around the lane width, uneven lookup counts and empty lookups.
+#[test]
+fn add_lookups_many_matches_one_by_one() {
+    let mut rng = rand::thread_rng();
+    let bases: Vec<Element> = (0..4)
+        .map(|_| Element::generator() * Fr::rand(&mut rng))
+        .collect();
+    let t = FixedBaseTable::with_scalar_bits(&bases, 13, 128);
+    for n in [0usize, 1, 7, 8, 9, 17] {
+        let lookups: Vec<Lookups> = (0..n)
+            .map(|k| {
+                let mut l = Lookups::default();
+                for b in 0..(k % 5) {
+                    let v = if k % 3 == 0 {
+                        1u128 << (3 * b)
+                    } else {
+                        rand::Rng::gen(&mut rng)
+                    };
+                    t.lookup_u128(b % bases.len(), v, &mut l);
+                }
+                l
+            })
+            .collect();
+        let starts: Vec<Element> = (0..n)
+            .map(|_| Element::generator() * Fr::rand(&mut rng))
+            .collect();
+        let mut want = starts.clone();
+        for (acc, l) in want.iter_mut().zip(&lookups) {
+            t.add_lookups(acc, l);
+        }
+        // An extra accumulator without lookups stays as it was.
+        let mut got = starts.clone();
+        got.push(Element::generator());
+        t.add_lookups_many(&mut got, &lookups);
+        assert_eq!(got[..n], want[..], "{n} accumulators");
+        assert_eq!(got[n], Element::generator());
+        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+        if let Some(ifma) = crate::field::ifma::Ifma::detect() {
+            let mut got = starts.clone();
+            t.add_lookups_lanes(ifma, &mut got, &lookups);
+            assert_eq!(got, want, "{n} accumulators on the lanes");
+        }
+    }
+}

@@ -10,7 +10,7 @@
 
 use sha3::{Digest, Keccak256};
 
-use super::{AccountKeys, TreeKey, TreePosition, Value};
+use super::{TreeKey, Value};
 use crate::uint::U256;
 
 /// Suffix of the BASIC_DATA leaf ([`Layout::Eip6800`]).
@@ -205,34 +205,9 @@ pub fn account_leaves(
     address: &[u8; 32],
     account: &AccountState<'_>,
 ) -> Result<Vec<(TreeKey, Value)>, LayoutError> {
-    let keys = AccountKeys::new(address);
-    let header = layout.header_leaves(account)?;
-    let chunks = super::chunkify_code(account.code);
-    let mut out = Vec::with_capacity(header.len() + chunks.len() + account.storage.len());
-    for (sub, v) in header {
-        out.push((keys.header_key(sub), v));
-    }
-    for (key, chunk) in keys
-        .code_chunk_keys(chunks.len() as u64)
-        .into_iter()
-        .zip(chunks)
-    {
-        out.push((key, chunk));
-    }
-    let mut cached: Option<(U256, super::Stem)> = None;
-    for (slot, value) in account.storage {
-        let p = TreePosition::storage_slot(slot);
-        let stem = match cached {
-            Some((idx, s)) if idx == p.tree_index => s,
-            _ => {
-                let s = keys.stem(&p.tree_index);
-                cached = Some((p.tree_index, s));
-                s
-            }
-        };
-        out.push((super::join_key(&stem, p.sub_index), *value));
-    }
-    Ok(out)
+    super::account_leaves_many(layout, &[(*address, *account)])
+        .pop()
+        .expect("one result per account")
 }
 
 #[cfg(test)]

@@ -15,8 +15,11 @@
 //! The hashing uses `ipa::Committer::eip6800()`, whose tables are built on first use with
 //! rayon; call it once on an ordinary thread before hashing keys inside a rayon pool.
 
+mod batch;
 mod code;
 mod layout;
+
+pub use batch::account_leaves_many;
 
 pub use code::{chunkify_code, CHUNK_CODE_BYTES, PUSH1, PUSH32};
 pub use layout::{
