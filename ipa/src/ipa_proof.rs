@@ -155,9 +155,25 @@ impl IpaProof {
         b: &[Fr],
         y: &Fr,
     ) -> bool {
+        self.check_with_basis(crs, transcript, commitment, z, b, y)
+            .is_some_and(|check| check.holds(crs))
+    }
+
+    /// Runs the verifier's transcript and returns the one relation among points that
+    /// decides the proof ([`IpaCheck`]), without the multi-scalar multiplication that
+    /// checks it; `None` when the CRS or `b` has the wrong length.
+    pub fn check_with_basis(
+        &self,
+        crs: &Crs,
+        transcript: &mut Transcript,
+        commitment: Element,
+        z: &Fr,
+        b: &[Fr],
+        y: &Fr,
+    ) -> Option<IpaCheck> {
         let width = crs.len();
         if width != 1 << IPA_ROUNDS || b.len() != width {
-            return false;
+            return None;
         }
         transcript.domain_sep(b"ipa");
         transcript.append_point(b"C", &commitment);
@@ -182,34 +198,109 @@ impl IpaProof {
             s = s.iter().flat_map(|v| [*v, *v * xi]).collect();
         }
         let b_final = inner_product(&s, b);
-        // C + y·w·Q + Σ x_k·L_k + x_k⁻¹·R_k − a·Σ s_i·G_i − a·b_final·w·Q = 0: the fixed
-        // bases (G, Q) from the CRS's precomputed table, L and R by Straus, in parallel.
+        // C + y·w·Q + Σ x_k·L_k + x_k⁻¹·R_k − a·Σ s_i·G_i − a·b_final·w·Q = 0.
         let mut fixed: Vec<Fr> = s.iter().map(|si| -(self.a * si)).collect();
         fixed.push(w * (*y - self.a * b_final));
-        let mut var_pts = Vec::with_capacity(2 * IPA_ROUNDS);
-        var_pts.extend_from_slice(&self.l);
-        var_pts.extend_from_slice(&self.r);
+        let mut var_points = Vec::with_capacity(2 * IPA_ROUNDS);
+        var_points.extend_from_slice(&self.l);
+        var_points.extend_from_slice(&self.r);
         let mut var_scalars = xs;
         var_scalars.extend_from_slice(&x_invs);
+        // Everything the relation depends on: the transcript (which has absorbed C, z, y, L
+        // and R) and the final scalar `a`, which it has not.
+        let binding = transcript.clone().challenge_scalar(b"binding") + self.a * w;
+        Some(IpaCheck {
+            fixed,
+            var_points,
+            var_scalars,
+            commitment,
+            binding,
+        })
+    }
+}
+
+/// The relation that decides one inner-product argument once its transcript has run:
+/// `commitment + Σ fixed_i·B_i + Σ var_scalars_k·var_points_k = 0` over the 257 CRS bases
+/// `B = G_0..G_255, Q`. [`IpaCheck::holds`] checks one; [`IpaCheck::all_hold`] checks many
+/// with one multi-scalar multiplication (`spec/WIRE.md`, batch verification).
+#[derive(Clone, Debug)]
+pub struct IpaCheck {
+    fixed: Vec<Fr>,
+    var_points: Vec<Element>,
+    var_scalars: Vec<Fr>,
+    commitment: Element,
+    binding: Fr,
+}
+
+impl IpaCheck {
+    /// Whether the relation holds: the fixed bases from the CRS's precomputed table (a
+    /// plain MSM on a process's first verification), `L` and `R` by Straus, in parallel.
+    pub fn holds(&self, crs: &Crs) -> bool {
         let Some(table) = crs.msm_table_after_first_use() else {
-            // First verification in this process: one plain MSM over all 273 points.
             let mut points = crs.g.clone();
             points.push(crs.q);
-            points.extend_from_slice(&var_pts);
-            fixed.extend_from_slice(&var_scalars);
-            return (banderwagon::multi_scalar_mul(&points, &fixed) + commitment).is_identity();
+            points.extend_from_slice(&self.var_points);
+            let mut scalars = self.fixed.clone();
+            scalars.extend_from_slice(&self.var_scalars);
+            return (banderwagon::multi_scalar_mul(&points, &scalars) + self.commitment)
+                .is_identity();
         };
         #[cfg(feature = "parallel")]
         let (fixed_sum, var_sum) = rayon::join(
+            || table.msm(&self.fixed),
+            || banderwagon::vartime_straus(&self.var_points, &self.var_scalars),
+        );
+        #[cfg(not(feature = "parallel"))]
+        let (fixed_sum, var_sum) = (
+            table.msm(&self.fixed),
+            banderwagon::vartime_straus(&self.var_points, &self.var_scalars),
+        );
+        (fixed_sum + var_sum + self.commitment).is_identity()
+    }
+
+    /// Whether every relation holds, checked as one: `Σ_j ρ_j·relation_j = 0` with weights
+    /// `ρ_j` drawn from a transcript over every check's binding (its verifier transcript and
+    /// final scalar), so a prover fixes all proofs before the weights exist. A false
+    /// relation passes only if the weighted sum of the nonzero points cancels, which for
+    /// weights it cannot predict happens with probability about `1/r` (`spec/WIRE.md`).
+    /// `true` for no checks. On `false`, [`IpaCheck::holds`] on each finds the false ones.
+    pub fn all_hold(crs: &Crs, checks: &[IpaCheck]) -> bool {
+        let Some(first) = checks.first() else {
+            return true;
+        };
+        if checks.len() == 1 {
+            return first.holds(crs);
+        }
+        let mut t = Transcript::new(b"fverkle batch ipa");
+        for c in checks {
+            t.append_scalar(b"b", &c.binding);
+        }
+        let weights: Vec<Fr> = checks.iter().map(|_| t.challenge_scalar(b"rho")).collect();
+        let mut fixed = vec![Fr::zero(); crs.len() + 1];
+        let vars: usize = checks.iter().map(|c| c.var_points.len() + 1).sum();
+        let mut points = Vec::with_capacity(vars);
+        let mut scalars = Vec::with_capacity(vars);
+        for (c, rho) in checks.iter().zip(&weights) {
+            for (acc, f) in fixed.iter_mut().zip(&c.fixed) {
+                *acc += *rho * f;
+            }
+            points.extend_from_slice(&c.var_points);
+            scalars.extend(c.var_scalars.iter().map(|s| *rho * s));
+            points.push(c.commitment);
+            scalars.push(*rho);
+        }
+        let table = crs.msm_table();
+        #[cfg(feature = "parallel")]
+        let (fixed_sum, var_sum) = rayon::join(
             || table.msm(&fixed),
-            || banderwagon::vartime_straus(&var_pts, &var_scalars),
+            || banderwagon::multi_scalar_mul(&points, &scalars),
         );
         #[cfg(not(feature = "parallel"))]
         let (fixed_sum, var_sum) = (
             table.msm(&fixed),
-            banderwagon::vartime_straus(&var_pts, &var_scalars),
+            banderwagon::multi_scalar_mul(&points, &scalars),
         );
-        (fixed_sum + var_sum + commitment).is_identity()
+        (fixed_sum + var_sum).is_identity()
     }
 }
 
@@ -267,5 +358,66 @@ mod tests {
             &b,
             &(y + Fr::one())
         ));
+    }
+
+    /// Batches: valid proofs pass together; one false proof fails the batch and only it
+    /// fails on its own; two false proofs whose errors cancel in an unweighted sum (claims
+    /// about `C + P` and `C − P`) still fail, because the weights differ.
+    #[test]
+    fn batched_checks_hold_only_when_each_does() {
+        let crs = Crs::eip6800();
+        let committer = Committer::eip6800();
+        let weights = PrecomputedWeights::get();
+        let mut proofs = Vec::new();
+        for k in 0..4u64 {
+            let poly: Vec<Fr> = (0..256u64).map(|i| Fr::from(i * (k + 2) + k)).collect();
+            let c = committer.commit(&poly);
+            let z = Fr::from(300 + k);
+            let (proof, y) = IpaProof::prove(committer, &mut Transcript::new(b"t"), c, poly, &z);
+            proofs.push((proof, c, z, y));
+        }
+        let check = |(proof, c, z, y): &(IpaProof, Element, Fr, Fr), shift: Element| {
+            proof
+                .check_with_basis(
+                    crs,
+                    &mut Transcript::new(b"t"),
+                    *c + shift,
+                    z,
+                    &weights.lagrange_at(z),
+                    y,
+                )
+                .expect("widths match")
+        };
+        let zero = Element::identity();
+        let valid: Vec<IpaCheck> = proofs.iter().map(|p| check(p, zero)).collect();
+        assert!(valid.iter().all(|c| c.holds(crs)));
+        assert!(IpaCheck::all_hold(crs, &valid));
+        assert!(IpaCheck::all_hold(crs, &valid[..1]));
+        assert!(IpaCheck::all_hold(crs, &[]));
+
+        let p = Element::generator() * Fr::from(12345u64);
+        let mut one_false = valid.clone();
+        one_false[2] = check(&proofs[2], p);
+        assert!(!one_false[2].holds(crs));
+        assert!(!IpaCheck::all_hold(crs, &one_false));
+
+        // One valid relation twice, its commitment moved by +P and by −P (same binding, so
+        // nothing but the weights tells the two apart): each is false, and their residuals
+        // P and −P cancel in an unweighted sum; the weighted sum is (ρ₁ − ρ₂)·P.
+        let shifted = |by: Element| {
+            let mut c = valid[1].clone();
+            c.commitment += by;
+            c
+        };
+        let cancelling = [shifted(p), shifted(-p)];
+        assert!(!cancelling[0].holds(crs) && !cancelling[1].holds(crs));
+        assert_eq!(
+            cancelling[0].commitment + cancelling[1].commitment,
+            valid[1].commitment + valid[1].commitment
+        );
+        assert!(!IpaCheck::all_hold(crs, &cancelling));
+        let mut mixed = valid.clone();
+        mixed.extend(cancelling);
+        assert!(!IpaCheck::all_hold(crs, &mixed));
     }
 }

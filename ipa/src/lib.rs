@@ -48,7 +48,7 @@ mod transcript;
 pub use committer::Committer;
 pub use crs::{Crs, CRS_SIZE, PEDERSEN_SEED};
 pub use error::{ProofDecodeError, ProofVerifyError};
-pub use ipa_proof::{IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};
+pub use ipa_proof::{IpaCheck, IpaProof, IPA_PROOF_LEN, IPA_ROUNDS};
 pub use multiproof::{MultiProof, Opening, ProverQuery, VerifierQuery, MULTIPROOF_LEN};
 pub use pedersen::{
     get_tree_key, get_tree_key_from_crs, hash64, hash64_from_crs, hash64_many, pedersen_hash,

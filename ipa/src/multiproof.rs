@@ -15,7 +15,7 @@ use banderwagon::{fr_to_le_bytes, Element, Fr};
 use crate::committer::Committer;
 use crate::crs::Crs;
 use crate::error::{ProofDecodeError, ProofVerifyError};
-use crate::ipa_proof::{IpaProof, IPA_PROOF_LEN};
+use crate::ipa_proof::{IpaCheck, IpaProof, IPA_PROOF_LEN};
 use crate::lagrange::{PrecomputedWeights, DOMAIN_SIZE};
 use crate::lazy::Acc;
 use crate::transcript::Transcript;
@@ -297,6 +297,27 @@ impl MultiProof {
         encodings: &[E],
         openings: &[Opening],
     ) -> Result<(), ProofVerifyError> {
+        let check = self.check_openings(crs, transcript, commitments, encodings, openings)?;
+        if check.holds(crs) {
+            Ok(())
+        } else {
+            Err(ProofVerifyError::ProofRejected)
+        }
+    }
+
+    /// [`MultiProof::verify_openings`] up to the last step: runs the transcript and returns
+    /// the relation that decides the proof ([`IpaCheck`]) instead of checking it, so that
+    /// many proofs can be checked with one multi-scalar multiplication
+    /// ([`IpaCheck::all_hold`]). The same errors as `verify_openings` except that a false
+    /// proof is only found by the check.
+    pub fn check_openings<E: Borrow<[u8; 32]> + Sync>(
+        &self,
+        crs: &Crs,
+        transcript: &mut Transcript,
+        commitments: &[Element],
+        encodings: &[E],
+        openings: &[Opening],
+    ) -> Result<IpaCheck, ProofVerifyError> {
         if openings.is_empty() {
             return Err(ProofVerifyError::NoQueries);
         }
@@ -332,14 +353,9 @@ impl MultiProof {
         let ((scalars, g2_t), b) = (helpers(), basis());
         let e = banderwagon::multi_scalar_mul(commitments, &scalars);
         transcript.append_point(b"E", &e);
-        if self
-            .ipa
-            .verify_with_basis(crs, transcript, e - self.d, &t, &b, &g2_t)
-        {
-            Ok(())
-        } else {
-            Err(ProofVerifyError::ProofRejected)
-        }
+        self.ipa
+            .check_with_basis(crs, transcript, e - self.d, &t, &b, &g2_t)
+            .ok_or(ProofVerifyError::ProofRejected)
     }
 }
 

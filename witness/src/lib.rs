@@ -106,8 +106,8 @@ pub use owned::{
 };
 pub use post_state::PostStateError;
 pub use verify::{
-    decompressed_points, verify, ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode,
-    ProvenStem, VerifiedWitness, VerifyError,
+    decompressed_points, verify, verify_batch, ExtensionStatus, NodeKind, NodePath, ProvenKey,
+    ProvenNode, ProvenStem, VerifiedWitness, VerifyError,
 };
 pub use view::{
     ChunkIter, ChunkList, IpaProofView, Points, StateDiff, StateDiffIter, StemStateDiff, Stems,

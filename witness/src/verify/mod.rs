@@ -71,6 +71,57 @@ pub fn verify(
     pre_state_root: &[u8; 32],
     witness: &ExecutionWitness,
 ) -> Result<VerifiedWitness, VerifyError> {
+    let (proven, check) = prepare(pre_state_root, witness)?;
+    if check.holds(Crs::eip6800()) {
+        Ok(proven)
+    } else {
+        Err(VerifyError::ProofRejected)
+    }
+}
+
+/// Verifies many witnesses, each against its pre-state root, and returns one result per
+/// witness in order: the same results as [`verify`] on each.
+///
+/// Every check up to the multiproof's last step runs per witness; the last steps (one
+/// multi-scalar multiplication each) are combined into one with transcript-derived weights
+/// ([`ipa::IpaCheck::all_hold`]), which saves most of the fixed cost of a small witness — a
+/// light client syncing a range of blocks. If the combined check fails, each witness's is
+/// checked on its own, so a rejection still names the witness.
+pub fn verify_batch(
+    items: &[(&[u8; 32], &ExecutionWitness)],
+) -> Vec<Result<VerifiedWitness, VerifyError>> {
+    let crs = Crs::eip6800();
+    let mut results = Vec::with_capacity(items.len());
+    let mut checks = Vec::with_capacity(items.len());
+    let mut checked = Vec::with_capacity(items.len());
+    for (root, witness) in items {
+        match prepare(root, witness) {
+            Ok((proven, check)) => {
+                checked.push(results.len());
+                checks.push(check);
+                results.push(Ok(proven));
+            }
+            Err(e) => results.push(Err(e)),
+        }
+    }
+    if !ipa::IpaCheck::all_hold(crs, &checks) {
+        for (i, check) in checked.iter().zip(&checks) {
+            if !check.holds(crs) {
+                if let Some(r) = results.get_mut(*i) {
+                    *r = Err(VerifyError::ProofRejected);
+                }
+            }
+        }
+    }
+    results
+}
+
+/// Everything [`verify`] does except the multiproof's last step, which it returns: the
+/// proven pre-state if that check holds, and the check.
+fn prepare(
+    pre_state_root: &[u8; 32],
+    witness: &ExecutionWitness,
+) -> Result<(VerifiedWitness, ipa::IpaCheck), VerifyError> {
     check_canonical(witness)?;
     let state_diff = witness.state_diff();
     if state_diff.is_empty() {
@@ -111,19 +162,19 @@ pub fn verify(
         || {
             let openings = plan.fill(tree_fields);
             multiproof
-                .verify_openings(
+                .check_openings(
                     Crs::eip6800(),
                     &mut Transcript::new(TRANSCRIPT_LABEL),
                     tree_elements,
                     &encoded,
                     &openings,
                 )
-                .is_ok()
-                .then_some(openings)
+                .ok()
+                .map(|check| (openings, check))
         },
         || shape.into_nodes(tree_elements, tree_fields),
     );
-    let openings = proven.ok_or(VerifyError::ProofRejected)?;
+    let (openings, check) = proven.ok_or(VerifyError::ProofRejected)?;
     let mut nodes = nodes;
     mark_proven_internal(&mut nodes, &openings);
 
@@ -141,13 +192,16 @@ pub fn verify(
     for k in keys.iter_mut() {
         k.bound = stems.get(k.stem_index).is_none_or(|s| s.bound);
     }
-    Ok(VerifiedWitness {
-        pre_state_root: *pre_state_root,
-        nodes,
-        stems,
-        keys,
-        openings: openings.len(),
-    })
+    Ok((
+        VerifiedWitness {
+            pre_state_root: *pre_state_root,
+            nodes,
+            stems,
+            keys,
+            openings: openings.len(),
+        },
+        check,
+    ))
 }
 
 /// The node at `path` in a path-ordered node list.

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use banderwagon::DecodeError;
 use witness::{
-    verify, ExecutionWitness, ExtensionStatus, NodeKind, OwnedExecutionWitness, PostStateError,
-    VerifiedWitness, VerifyError,
+    verify, verify_batch, ExecutionWitness, ExtensionStatus, NodeKind, OwnedExecutionWitness,
+    PostStateError, VerifiedWitness, VerifyError,
 };
 
 use crate::common::{read_json, read_text, CHAIN_FILE};
@@ -768,4 +768,56 @@ fn decode_errors_keep_sequential_priority_across_parallel_chunks() {
             source: DecodeError::NotOnCurve
         }
     );
+}
+
+/// The whole chain verified as one batch gives what one-by-one verification gives; a batch
+/// with wrong roots, a tampered proof and a witness that does not decode in its midst
+/// rejects exactly those, naming each by its position, and accepts the rest.
+#[test]
+fn kaustinen6_batch_verification_matches_one_by_one() {
+    let blocks = chain();
+    let items: Vec<(&[u8; 32], &ExecutionWitness)> = blocks
+        .iter()
+        .map(|b| (&b.parent_state_root, &b.witness))
+        .collect();
+    let batch = verify_batch(&items);
+    assert_eq!(batch.len(), blocks.len());
+    for (b, r) in blocks.iter().zip(&batch) {
+        let one = verify(&b.parent_state_root, &b.witness).unwrap();
+        let got = r
+            .as_ref()
+            .unwrap_or_else(|e| panic!("block {}: {e}", b.number));
+        assert_eq!(got.keys(), one.keys(), "block {}", b.number);
+        assert_eq!(got.nodes(), one.nodes(), "block {}", b.number);
+    }
+
+    // Block 10 against block 11's root; block 20's final scalar changed; block 30's
+    // proof points shuffled so it fails to decode; the others as they are.
+    let wrong_root = blocks[10].parent_state_root;
+    let mut owned = blocks[19].witness.to_owned_witness();
+    owned.verkle_proof.ipa_proof.final_evaluation[0] ^= 1;
+    let tampered = owned.to_witness().unwrap();
+    let mut owned = blocks[29].witness.to_owned_witness();
+    owned.verkle_proof.d = [0xff; 32];
+    let undecodable = owned.to_witness().unwrap();
+    let mut items = items;
+    items[9].0 = &wrong_root;
+    items[19].1 = &tampered;
+    items[29].1 = &undecodable;
+    let batch = verify_batch(&items);
+    for (i, r) in batch.iter().enumerate() {
+        match i {
+            9 | 19 => assert_eq!(
+                r.as_ref().err(),
+                Some(&VerifyError::ProofRejected),
+                "item {i}"
+            ),
+            29 => assert!(
+                matches!(r, Err(e) if *e != VerifyError::ProofRejected),
+                "item {i}: {r:?}"
+            ),
+            _ => assert!(r.is_ok(), "item {i}: {r:?}"),
+        }
+    }
+    assert!(verify_batch(&[]).is_empty());
 }
