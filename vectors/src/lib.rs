@@ -33,6 +33,7 @@ mod upstream;
 
 pub use error::VectorError;
 pub use external::{check_impl, CaseOutcome, CaseReport, ImplConfig, ImplReport};
+pub use generate::audit::audit_suite_document;
 pub use generate::{generate_suite, write_suite, SuiteFile};
 pub use ours::check_suite_document;
 pub use runner::{check_file, check_paths, FileReport, Format, Report, Status};

@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use vectors::{check_paths, check_suite_document, generate_suite, Format, Status};
+use vectors::{
+    audit_suite_document, check_paths, check_suite_document, generate_suite, Format, Status,
+};
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -388,4 +390,50 @@ fn files_are_recognised_by_content_not_name() {
             f.status
         );
     }
+}
+
+#[test]
+fn every_witness_case_breaks_exactly_the_rules_it_names() {
+    // Each rule evaluated on its own: valid cases break none, and each invalid case its
+    // `rule` and nothing its `rules` list leaves out.
+    for name in ["witness_valid.json", "witness_invalid.json"] {
+        audit_suite_document(&suite_doc(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let doc = suite_doc("witness_invalid.json");
+    let listed = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.get("rules").is_some())
+        .count();
+    assert!(listed >= 1, "no case lists several rules");
+}
+
+#[test]
+fn a_case_breaking_a_rule_it_does_not_name_fails_the_audit() {
+    let doc = suite_doc("witness_invalid.json");
+    let case = |name: &str| {
+        let mut d = doc.clone();
+        let cases = d["cases"].as_array_mut().unwrap();
+        cases.retain(|c| c["name"] == name);
+        assert_eq!(cases.len(), 1, "{name}");
+        d
+    };
+    // An unused other stem is also one too many: without its `rules` list it fails.
+    let mut unused = case("other_stem_unused");
+    assert!(audit_suite_document(&unused).is_ok());
+    unused["cases"][0].as_object_mut().unwrap().remove("rules");
+    let err = audit_suite_document(&unused).unwrap_err().to_string();
+    assert!(err.contains("structure.other_stem_count"), "{err}");
+    // A case labelled with a rule it does not break fails.
+    let mut wrong = case("commitment_missing");
+    wrong["cases"][0]["rule"] = "structure.path_conflict".into();
+    assert!(audit_suite_document(&wrong).is_err());
+    // A valid case's witness mutated to break a rule fails as a valid case.
+    let mut valid = suite_doc("witness_valid.json");
+    let cases = valid["cases"].as_array_mut().unwrap();
+    cases.truncate(1);
+    cases[0]["input"]["json"]["verkleProof"]["otherStems"] =
+        serde_json::json!([format!("0x{}", "ff".repeat(31))]);
+    assert!(audit_suite_document(&valid).is_err());
 }

@@ -5,6 +5,7 @@
 //! [`crate::check_suite_document`] before it is returned, so a label that does not match the
 //! failure our verifier reports is a generator error, never a committed vector.
 
+pub(crate) mod audit;
 mod crypto;
 mod fractional;
 mod hostile;
