@@ -437,3 +437,50 @@ fn a_case_breaking_a_rule_it_does_not_name_fails_the_audit() {
         serde_json::json!([format!("0x{}", "ff".repeat(31))]);
     assert!(audit_suite_document(&valid).is_err());
 }
+
+/// The suite's files as `(name, document)`, in name order.
+fn suite_docs() -> Vec<(String, Value)> {
+    let mut names: Vec<String> = std::fs::read_dir(suite_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| (n.clone(), suite_doc(&n)))
+        .collect()
+}
+
+#[test]
+fn every_wire_rule_has_a_positive_and_a_negative_case() {
+    let wire = std::fs::read_to_string(crate_dir().join("../spec/WIRE.md")).unwrap();
+    let ids = vectors::wire_rule_ids(&wire).unwrap();
+    // §16 cites every rule a witness, proof or point case can name.
+    for r in vectors::schema::RULES
+        .iter()
+        .filter(|r| !r.section.starts_with('F'))
+    {
+        assert!(
+            ids.iter().any(|(id, _)| id == r.id),
+            "{} is not in WIRE.md §16",
+            r.id
+        );
+    }
+    let coverage = vectors::rule_coverage(&wire, &suite_docs()).unwrap();
+    for r in &coverage {
+        assert!(!r.negative.is_empty(), "{}: no negative case", r.id);
+        assert!(
+            !r.positive.is_empty(),
+            "{}: no valid case evaluates it",
+            r.id
+        );
+    }
+    // The table in vectors/README.md is this one.
+    let table = vectors::coverage_table(&coverage);
+    let readme = std::fs::read_to_string(crate_dir().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&table),
+        "vectors/README.md's rule coverage table is stale; it is:\n{table}"
+    );
+}
