@@ -9,6 +9,7 @@ pub(crate) mod audit;
 mod crypto;
 mod fractional;
 mod hostile;
+mod scenarios;
 mod witnesses;
 
 use std::path::{Path, PathBuf};

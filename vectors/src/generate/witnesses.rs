@@ -384,6 +384,7 @@ pub(super) fn witness_files() -> Result<Vec<SuiteFile>, VectorError> {
             }),
         ));
     }
+    valid_cases.extend(super::scenarios::valid_cases()?);
     valid_cases.extend(super::hostile::valid_cases()?);
     let base = |name: &str| {
         proven
