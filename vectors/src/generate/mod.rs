@@ -9,6 +9,7 @@ pub(crate) mod audit;
 mod crypto;
 mod fractional;
 mod hostile;
+mod proofs;
 mod scenarios;
 mod witnesses;
 
@@ -37,8 +38,8 @@ pub fn generate_suite() -> Result<Vec<SuiteFile>, VectorError> {
         crypto::commitment()?,
         crypto::tree_key()?,
         crypto::tree_root()?,
-        crypto::ipa()?,
-        crypto::multiproof()?,
+        proofs::ipa()?,
+        proofs::multiproof()?,
     ];
     files.extend(witnesses::witness_files()?);
     files.extend(fractional::fractional_files()?);
