@@ -484,3 +484,55 @@ fn every_wire_rule_has_a_positive_and_a_negative_case() {
         "vectors/README.md's rule coverage table is stale; it is:\n{table}"
     );
 }
+
+/// The decoding rules an IPA proof (544 bytes) or multiproof (576) breaks, each evaluated on
+/// its own: a wrong length leaves no words to decode; otherwise every point and the final
+/// scalar by itself.
+fn broken_proof_rules(proof: &[u8], len: usize) -> std::collections::BTreeSet<&'static str> {
+    let mut broken = std::collections::BTreeSet::new();
+    if proof.len() != len {
+        broken.insert("proof.length");
+        return broken;
+    }
+    let words: Vec<&[u8]> = proof.chunks(32).collect();
+    let (points, scalar) = words.split_at(words.len() - 1);
+    if points
+        .iter()
+        .any(|w| banderwagon::Element::from_bytes(w).is_err())
+    {
+        broken.insert("proof.point");
+    }
+    if banderwagon::fr_from_le_bytes_canonical(scalar[0]).is_err() {
+        broken.insert("proof.scalar");
+    }
+    broken
+}
+
+#[test]
+fn every_proof_case_breaks_exactly_the_rule_it_names() {
+    for (file, len) in [("ipa.json", 544), ("multiproof.json", 576)] {
+        for case in suite_doc(file)["cases"].as_array().unwrap() {
+            let name = case["name"].as_str().unwrap();
+            let proof = hex::decode(&case["input"]["proof"].as_str().unwrap()[2..]).unwrap();
+            let mut broken = broken_proof_rules(&proof, len);
+            let queries = case["input"].get("queries").and_then(Value::as_array);
+            if queries.is_some_and(|q| q.is_empty()) {
+                broken.insert("proof.no_openings");
+            }
+            if case["valid"] == true {
+                assert!(
+                    broken.is_empty(),
+                    "{file} {name}: a valid case breaks {broken:?}"
+                );
+                continue;
+            }
+            let rule = case["rule"].as_str().unwrap();
+            // The multiproof check is defined when everything decodes and there are openings.
+            if broken.is_empty() {
+                assert_eq!(rule, "proof.rejected", "{file} {name}");
+            } else {
+                assert_eq!(broken, [rule].into(), "{file} {name}");
+            }
+        }
+    }
+}
