@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 mod at;
+mod coverage;
 mod error;
 mod external;
 mod generate;
@@ -31,8 +32,10 @@ mod runner;
 pub mod schema;
 mod upstream;
 
+pub use coverage::{coverage_table, rule_coverage, wire_rule_ids, RuleCoverage};
 pub use error::VectorError;
 pub use external::{check_impl, CaseOutcome, CaseReport, ImplConfig, ImplReport};
+pub use generate::audit::audit_suite_document;
 pub use generate::{generate_suite, write_suite, SuiteFile};
 pub use ours::check_suite_document;
 pub use runner::{check_file, check_paths, FileReport, Format, Report, Status};

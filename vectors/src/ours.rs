@@ -52,18 +52,36 @@ pub fn check_suite_document(doc: &Value, name: &str) -> Result<usize, VectorErro
 /// What a case expects: success, or failure by a named rule.
 enum Expect<'a> {
     Valid(Option<Loc<'a>>),
-    Invalid(&'static str),
+    /// The case's `rule`, and every other rule its `rules` list allows.
+    Invalid(&'static str, Vec<&'static str>),
+}
+
+/// A rule id the schema knows, as its `&'static str`.
+fn known_rule(r: &Loc<'_>) -> Result<&'static str, VectorError> {
+    let id = r.str()?;
+    rule(id)
+        .map(|known| known.id)
+        .ok_or_else(|| VectorError::field(&r.at, format!("unknown rule `{id}`")))
 }
 
 fn expectation<'a>(case: &Loc<'a>) -> Result<Expect<'a>, VectorError> {
     if case.get("valid")?.bool()? {
         return Ok(Expect::Valid(case.opt("output")));
     }
-    let r = case.get("rule")?;
-    let id = r.str()?;
-    let known =
-        rule(id).ok_or_else(|| VectorError::field(&r.at, format!("unknown rule `{id}`")))?;
-    Ok(Expect::Invalid(known.id))
+    let first = known_rule(&case.get("rule")?)?;
+    let mut allowed = Vec::new();
+    if let Some(list) = case.opt("rules") {
+        for r in list.items()? {
+            allowed.push(known_rule(&r)?);
+        }
+        if !allowed.contains(&first) {
+            return Err(VectorError::field(
+                &list.at,
+                format!("`rules` does not list the case's rule `{first}`"),
+            ));
+        }
+    }
+    Ok(Expect::Invalid(first, allowed))
 }
 
 fn check_case(kind: Kind, case: &Loc<'_>) -> Result<(), VectorError> {
@@ -94,12 +112,13 @@ fn expect_rule(
             format!("rejected ({r})"),
             "valid",
         )),
-        (Expect::Invalid(want), Ok(())) => Err(VectorError::mismatch(
+        (Expect::Invalid(want, _), Ok(())) => Err(VectorError::mismatch(
             at,
             "valid",
             format!("rejected ({want})"),
         )),
-        (Expect::Invalid(want), Err(r)) => expect_eq(at, r, *want),
+        (Expect::Invalid(_, allowed), Err(r)) if allowed.contains(&r) => Ok(()),
+        (Expect::Invalid(want, _), Err(r)) => expect_eq(at, r, *want),
     }
 }
 
@@ -107,7 +126,7 @@ fn output<'e, 'a>(expect: &'e Expect<'a>, at: &str) -> Result<Option<&'e Loc<'a>
     match expect {
         Expect::Valid(Some(o)) => Ok(Some(o)),
         Expect::Valid(None) => Err(VectorError::field(at, "a valid case needs `output`")),
-        Expect::Invalid(_) => Ok(None),
+        Expect::Invalid(..) => Ok(None),
     }
 }
 
@@ -366,7 +385,7 @@ fn witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> 
         (Some(s), from_json) => {
             let bytes = s.hex()?;
             let decoded = ExecutionWitness::from_ssz(bytes::Bytes::from(bytes.clone()));
-            if let Expect::Invalid(r) = &expect {
+            if let Expect::Invalid(r, _) = &expect {
                 if r.starts_with("ssz.") {
                     let got = decoded.map(|_| ()).map_err(|e| ssz_rule(&e));
                     return expect_rule(&s.at, got, &expect);

@@ -185,8 +185,8 @@ impl Check {
     }
 }
 
-/// Files that are not data, by name: documentation, crate sources, hidden files, and the
-/// encrypted held-out set (never opened).
+/// Files that are not data, by name: documentation, crate and adapter sources, hidden files,
+/// and the encrypted held-out set (never opened).
 fn not_data(path: &Path) -> Option<&'static str> {
     let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -201,6 +201,7 @@ fn not_data(path: &Path) -> Option<&'static str> {
     match ext {
         "md" => Some("documentation"),
         "rs" | "toml" | "lock" => Some("crate source"),
+        "py" => Some("adapter source"),
         _ => None,
     }
 }

@@ -6,8 +6,11 @@
 //!   "cases": [ { "name": "…", "description": "…", "input": {…},
 //!                "valid": true,  "output": {…} }
 //!            | { "name": "…", "description": "…", "input": {…},
-//!                "valid": false, "rule": "<rule id>" } ] }
+//!                "valid": false, "rule": "<rule id>", "rules"?: ["<rule id>", …] } ] }
 //! ```
+//!
+//! `rules`, when present, lists every rule the case breaks (each evaluated on its own),
+//! `rule` among them; a rejection for any of them agrees with the case.
 
 use banderwagon::DecodeError;
 use ipa::ProofDecodeError;

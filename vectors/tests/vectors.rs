@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use vectors::{check_paths, check_suite_document, generate_suite, Format, Status};
+use vectors::{
+    audit_suite_document, check_paths, check_suite_document, generate_suite, Format, Status,
+};
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -387,5 +389,150 @@ fn files_are_recognised_by_content_not_name() {
             "{n}: {}",
             f.status
         );
+    }
+}
+
+#[test]
+fn every_witness_case_breaks_exactly_the_rules_it_names() {
+    // Each rule evaluated on its own: valid cases break none, and each invalid case its
+    // `rule` and nothing its `rules` list leaves out.
+    for name in ["witness_valid.json", "witness_invalid.json"] {
+        audit_suite_document(&suite_doc(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let doc = suite_doc("witness_invalid.json");
+    let listed = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.get("rules").is_some())
+        .count();
+    assert!(listed >= 1, "no case lists several rules");
+}
+
+#[test]
+fn a_case_breaking_a_rule_it_does_not_name_fails_the_audit() {
+    let doc = suite_doc("witness_invalid.json");
+    let case = |name: &str| {
+        let mut d = doc.clone();
+        let cases = d["cases"].as_array_mut().unwrap();
+        cases.retain(|c| c["name"] == name);
+        assert_eq!(cases.len(), 1, "{name}");
+        d
+    };
+    // An unused other stem is also one too many: without its `rules` list it fails.
+    let mut unused = case("other_stem_unused");
+    assert!(audit_suite_document(&unused).is_ok());
+    unused["cases"][0].as_object_mut().unwrap().remove("rules");
+    let err = audit_suite_document(&unused).unwrap_err().to_string();
+    assert!(err.contains("structure.other_stem_count"), "{err}");
+    // A case labelled with a rule it does not break fails.
+    let mut wrong = case("commitment_missing");
+    wrong["cases"][0]["rule"] = "structure.path_conflict".into();
+    assert!(audit_suite_document(&wrong).is_err());
+    // A valid case's witness mutated to break a rule fails as a valid case.
+    let mut valid = suite_doc("witness_valid.json");
+    let cases = valid["cases"].as_array_mut().unwrap();
+    cases.truncate(1);
+    cases[0]["input"]["json"]["verkleProof"]["otherStems"] =
+        serde_json::json!([format!("0x{}", "ff".repeat(31))]);
+    assert!(audit_suite_document(&valid).is_err());
+}
+
+/// The suite's files as `(name, document)`, in name order.
+fn suite_docs() -> Vec<(String, Value)> {
+    let mut names: Vec<String> = std::fs::read_dir(suite_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| (n.clone(), suite_doc(&n)))
+        .collect()
+}
+
+#[test]
+fn every_wire_rule_has_a_positive_and_a_negative_case() {
+    let wire = std::fs::read_to_string(crate_dir().join("../spec/WIRE.md")).unwrap();
+    let ids = vectors::wire_rule_ids(&wire).unwrap();
+    // §16 cites every rule a witness, proof or point case can name.
+    for r in vectors::schema::RULES
+        .iter()
+        .filter(|r| !r.section.starts_with('F'))
+    {
+        assert!(
+            ids.iter().any(|(id, _)| id == r.id),
+            "{} is not in WIRE.md §16",
+            r.id
+        );
+    }
+    let coverage = vectors::rule_coverage(&wire, &suite_docs()).unwrap();
+    for r in &coverage {
+        assert!(!r.negative.is_empty(), "{}: no negative case", r.id);
+        assert!(
+            !r.positive.is_empty(),
+            "{}: no valid case evaluates it",
+            r.id
+        );
+    }
+    // The table in vectors/README.md is this one.
+    let table = vectors::coverage_table(&coverage);
+    let readme = std::fs::read_to_string(crate_dir().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&table),
+        "vectors/README.md's rule coverage table is stale; it is:\n{table}"
+    );
+}
+
+/// The decoding rules an IPA proof (544 bytes) or multiproof (576) breaks, each evaluated on
+/// its own: a wrong length leaves no words to decode; otherwise every point and the final
+/// scalar by itself.
+fn broken_proof_rules(proof: &[u8], len: usize) -> std::collections::BTreeSet<&'static str> {
+    let mut broken = std::collections::BTreeSet::new();
+    if proof.len() != len {
+        broken.insert("proof.length");
+        return broken;
+    }
+    let words: Vec<&[u8]> = proof.chunks(32).collect();
+    let (points, scalar) = words.split_at(words.len() - 1);
+    if points
+        .iter()
+        .any(|w| banderwagon::Element::from_bytes(w).is_err())
+    {
+        broken.insert("proof.point");
+    }
+    if banderwagon::fr_from_le_bytes_canonical(scalar[0]).is_err() {
+        broken.insert("proof.scalar");
+    }
+    broken
+}
+
+#[test]
+fn every_proof_case_breaks_exactly_the_rule_it_names() {
+    for (file, len) in [("ipa.json", 544), ("multiproof.json", 576)] {
+        for case in suite_doc(file)["cases"].as_array().unwrap() {
+            let name = case["name"].as_str().unwrap();
+            let proof = hex::decode(&case["input"]["proof"].as_str().unwrap()[2..]).unwrap();
+            let mut broken = broken_proof_rules(&proof, len);
+            let queries = case["input"].get("queries").and_then(Value::as_array);
+            if queries.is_some_and(|q| q.is_empty()) {
+                broken.insert("proof.no_openings");
+            }
+            if case["valid"] == true {
+                assert!(
+                    broken.is_empty(),
+                    "{file} {name}: a valid case breaks {broken:?}"
+                );
+                continue;
+            }
+            let rule = case["rule"].as_str().unwrap();
+            // The multiproof check is defined when everything decodes and there are openings.
+            if broken.is_empty() {
+                assert_eq!(rule, "proof.rejected", "{file} {name}");
+            } else {
+                assert_eq!(broken, [rule].into(), "{file} {name}");
+            }
+        }
     }
 }

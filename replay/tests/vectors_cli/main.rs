@@ -286,3 +286,52 @@ fn impl_unsupported_and_broken_commands() {
         assert_eq!(summary["differ"], summary["cases"], "{command}");
     }
 }
+
+/// The words of a shell command line with single-quoted words (the README's commands use
+/// no other quoting).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for (i, part) in line.split('\'').enumerate() {
+        if i % 2 == 1 {
+            words.push(part.to_owned());
+        } else {
+            words.extend(part.split_whitespace().map(str::to_owned));
+        }
+    }
+    words
+}
+
+/// The README's conformance section gives another client three commands: build, the Python
+/// reference's run (every case passes) and the template adapter's (every case unsupported,
+/// none differs). Each is run as written, with the test's `fverkle` for
+/// `target/release/fverkle`.
+#[test]
+fn readme_conformance_commands_run() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let section = readme
+        .split("**Checking another client.**")
+        .nth(1)
+        .expect("README has no \"Checking another client\" paragraph");
+    let block = section.split("```").nth(1).expect("no command block");
+    let commands: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(commands.len(), 3, "{commands:?}");
+    assert_eq!(commands[0], "cargo build --release -p replay");
+    let all = suite_case_count();
+    let expected = [
+        format!("{all} cases: {all} passed, 0 differ, 0 unsupported"),
+        format!("{all} cases: 0 passed, 0 differ, {all} unsupported"),
+    ];
+    for (command, summary) in commands[1..].iter().zip(expected) {
+        let words = shell_words(command);
+        assert_eq!(words[0], "target/release/fverkle", "{command}");
+        let out = fverkle()
+            .current_dir(workspace())
+            .args(&words[1..])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{command}: {stdout}");
+        let last = stdout.lines().last().unwrap_or("");
+        assert!(last.starts_with(&summary), "{command}: {last}");
+    }
+}

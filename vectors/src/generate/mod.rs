@@ -5,9 +5,12 @@
 //! [`crate::check_suite_document`] before it is returned, so a label that does not match the
 //! failure our verifier reports is a generator error, never a committed vector.
 
+pub(crate) mod audit;
 mod crypto;
 mod fractional;
 mod hostile;
+mod proofs;
+mod scenarios;
 mod witnesses;
 
 use std::path::{Path, PathBuf};
@@ -35,8 +38,8 @@ pub fn generate_suite() -> Result<Vec<SuiteFile>, VectorError> {
         crypto::commitment()?,
         crypto::tree_key()?,
         crypto::tree_root()?,
-        crypto::ipa()?,
-        crypto::multiproof()?,
+        proofs::ipa()?,
+        proofs::multiproof()?,
     ];
     files.extend(witnesses::witness_files()?);
     files.extend(fractional::fractional_files()?);

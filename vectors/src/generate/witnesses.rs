@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use verkle::Tree;
 use witness::OwnedExecutionWitness;
 
+use super::audit::audit_witness_cases;
 use super::crypto::{first_x_failing_with, P_BE};
 use super::{
     bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Rng, Stem, SuiteFile, Value32,
@@ -241,18 +242,23 @@ fn mutations(
             m(|w, _| { let s = w.verkle_proof.other_stems[0]; w.verkle_proof.other_stems.push(s); })),
         ("other_stem_unused", "absent_other", "an extra other stem 0xff…ff on no absent-other path", "canonical.other_stem_unused",
             m(|w, _| w.verkle_proof.other_stems.push([0xff; 31]))),
-        ("no_keys", "present_one_key", "an empty state diff (and no status bytes)", "structure.no_keys",
-            m(|w, _| { w.state_diff.clear(); w.verkle_proof.depth_extension_present.clear(); })),
-        ("stem_without_suffix_diffs", "present_both_halves", "the stem's suffix diffs removed", "structure.empty_stem",
-            m(|w, _| w.state_diff[0].suffix_diffs.clear())),
+        ("no_keys", "present_one_key", "an empty state diff (and no status bytes or commitments)", "structure.no_keys",
+            m(|w, _| { w.state_diff.clear(); w.verkle_proof.depth_extension_present.clear(); w.verkle_proof.commitments_by_path.clear(); })),
+        ("stem_without_suffix_diffs", "present_both_halves", "the stem's suffix diffs removed, and with them its C1 and C2 (the last two commitments)", "structure.empty_stem",
+            m(|w, _| { w.state_diff[0].suffix_diffs.clear(); w.verkle_proof.commitments_by_path.truncate(w.verkle_proof.commitments_by_path.len().saturating_sub(2)); })),
         ("leaf_on_an_internal_node", "deep_path", "the first stem's depth 30 instead of 31: its leaf where the other's path needs an internal node", "structure.path_conflict",
             m(|w, _| w.verkle_proof.depth_extension_present[0] = (30 << 3) | 2)),
         ("two_present_stems_one_leaf", "deep_path", "both stems present at depth 30 (one leaf path)", "structure.shared_leaf",
             m(|w, _| { w.verkle_proof.depth_extension_present[0] = (30 << 3) | 2; w.verkle_proof.depth_extension_present[1] = (30 << 3) | 2; })),
         ("other_stem_missing", "absent_other_two_leaves", "the second other stem removed", "structure.other_stem_count",
             m(|w, _| { w.verkle_proof.other_stems.pop(); })),
-        ("other_stem_on_the_wrong_leaf", "absent_other_two_leaves", "the first other stem replaced by a stem on the second leaf's path (sorted before the second other stem)", "structure.other_stem_off_path",
-            m(|w, _| { let mut s = w.verkle_proof.other_stems[1]; s[30] = s[30].wrapping_sub(1); w.verkle_proof.other_stems[0] = s; })),
+        ("other_stem_on_the_wrong_leaf", "absent_other_two_leaves", "the first other stem replaced by a stem on the second leaf's path (sorted before the second other stem, and no stem of the state diff)", "structure.other_stem_off_path",
+            m(|w, _| {
+                let second = w.verkle_proof.other_stems[1];
+                let mut on_path = (1..=second[30]).map(|d| { let mut s = second; s[30] -= d; s });
+                let free = on_path.find(|s| w.state_diff.iter().all(|d| d.stem != *s));
+                if let Some(s) = free { w.verkle_proof.other_stems[0] = s; }
+            })),
         ("other_stem_is_the_absent_stem", "absent_other", "the other stem replaced by the absent stem itself", "structure.other_stem_in_state_diff",
             m(|w, _| w.verkle_proof.other_stems[0] = w.state_diff[0].stem)),
         ("commitment_missing", "present_both_halves", "the last commitment removed", "structure.commitment_count",
@@ -378,6 +384,7 @@ pub(super) fn witness_files() -> Result<Vec<SuiteFile>, VectorError> {
             }),
         ));
     }
+    valid_cases.extend(super::scenarios::valid_cases()?);
     valid_cases.extend(super::hostile::valid_cases()?);
     let base = |name: &str| {
         proven
@@ -412,6 +419,8 @@ pub(super) fn witness_files() -> Result<Vec<SuiteFile>, VectorError> {
         ));
     }
     invalid_cases.extend(super::hostile::invalid_cases()?);
+    audit_witness_cases(&mut valid_cases, false)?;
+    audit_witness_cases(&mut invalid_cases, true)?;
     Ok(vec![
         suite_file(
             "witness_valid.json",
