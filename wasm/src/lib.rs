@@ -1,0 +1,272 @@
+//! WebAssembly bindings of the stateless witness verifier (`fverkle-witness` on npm's
+//! layout, built by `scripts/wasm.sh`).
+//!
+//! - `verify(witness, preStateRoot)`: a go-verkle JSON document (any wrapper
+//!   `fverkle verify` accepts) or SSZ bytes, checked against the parent state root. Every
+//!   problem with the witness is a `{ valid: false, error }` result, never an exception;
+//!   only a malformed `preStateRoot` throws a `TypeError`.
+//! - `treeKey(address, treeIndex, subIndex)`: EIP-6800 `get_tree_key` without the prover's
+//!   tables.
+//! - `version()`.
+//!
+//! The verifier runs single-threaded on the portable field code (`witness` without its
+//! `std`, `parallel` and `asm` features). The logic lives in plain Rust functions
+//! ([`verify_bytes`], [`verify_json`], [`tree_key`]) that native tests call too; the
+//! `#[wasm_bindgen]` wrappers only convert JavaScript values.
+#![forbid(unsafe_code)]
+
+use wasm_bindgen::prelude::*;
+use witness::ExecutionWitness;
+
+/// What `verify` returns (a plain object in JavaScript).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The witness decoded and its proof holds against the pre-state root.
+    pub valid: bool,
+    /// Why not (or, when valid, why the post-state root is missing).
+    pub error: Option<String>,
+    /// Stems in the state diff (0 when the witness did not decode).
+    pub stems: usize,
+    /// Suffix diffs (keys) in the state diff.
+    pub keys: usize,
+    /// Keys proven absent through an unbound absence.
+    pub unbound_absences: usize,
+    /// The post-state root from the witness's new values, `0x`-hex.
+    pub post_state_root: Option<String>,
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + 2 * bytes.len());
+    s.push_str("0x");
+    s.push_str(&hex::encode(bytes));
+    s
+}
+
+/// Parses a 32-byte `0x`-hex root (the prefix is optional).
+pub fn parse_root(text: &str) -> Result<[u8; 32], String> {
+    let digits = text.strip_prefix("0x").unwrap_or(text);
+    let mut out = [0u8; 32];
+    if digits.len() != 64 {
+        return Err(format!(
+            "preStateRoot must be 32 bytes of hex (64 digits), got {} digits",
+            digits.len()
+        ));
+    }
+    hex::decode_to_slice(digits, &mut out).map_err(|e| format!("preStateRoot is not hex: {e}"))?;
+    Ok(out)
+}
+
+fn check(pre_state_root: &[u8; 32], w: &ExecutionWitness) -> Outcome {
+    let diff = w.state_diff();
+    let mut out = Outcome {
+        stems: diff.len(),
+        keys: diff.suffix_diff_count(),
+        ..Outcome::default()
+    };
+    match witness::verify(pre_state_root, w) {
+        Err(e) => out.error = Some(e.to_string()),
+        Ok(proven) => {
+            out.valid = true;
+            out.unbound_absences = proven.unbound_absences();
+            match proven.post_state_root() {
+                Ok(root) => out.post_state_root = Some(to_hex(&root)),
+                Err(e) => out.error = Some(format!("post-state root not computed: {e}")),
+            }
+        }
+    }
+    out
+}
+
+fn rejected(error: String) -> Outcome {
+    Outcome {
+        error: Some(error),
+        ..Outcome::default()
+    }
+}
+
+/// Verifies an SSZ-encoded witness.
+pub fn verify_bytes(ssz: &[u8], pre_state_root: &[u8; 32]) -> Outcome {
+    match ExecutionWitness::from_ssz_slice(ssz) {
+        Ok(w) => check(pre_state_root, &w),
+        Err(e) => rejected(format!("not an SSZ execution witness: {e}")),
+    }
+}
+
+/// Verifies the one witness of a go-verkle JSON document.
+pub fn verify_json(text: &str, pre_state_root: &[u8; 32]) -> Outcome {
+    match ExecutionWitness::from_json_str(text) {
+        Ok(w) => check(pre_state_root, &w),
+        Err(e) => rejected(format!("no usable execution witness: {e}")),
+    }
+}
+
+/// Parses a 20- or 32-byte `0x`-hex address into the 32-byte form (20 bytes are padded with
+/// twelve zero bytes in front).
+pub fn parse_address(text: &str) -> Result<[u8; 32], String> {
+    let digits = text.strip_prefix("0x").unwrap_or(text);
+    let mut out = [0u8; 32];
+    match digits.len() {
+        40 => hex::decode_to_slice(digits, &mut out[12..]),
+        64 => hex::decode_to_slice(digits, &mut out),
+        n => {
+            return Err(format!(
+                "address must be 20 or 32 bytes of hex (40 or 64 digits), got {n} digits"
+            ))
+        }
+    }
+    .map_err(|e| format!("address is not hex: {e}"))?;
+    Ok(out)
+}
+
+/// Reads a non-negative integer below 2²⁵⁶ from its hexadecimal digits (no prefix) as
+/// 32 little-endian bytes.
+pub fn parse_tree_index_hex(digits: &str) -> Result<[u8; 32], String> {
+    let digits = digits.trim_start_matches('0');
+    if digits.len() > 64 {
+        return Err("treeIndex must be below 2^256".into());
+    }
+    let mut be = [0u8; 32];
+    let padded = format!("{digits:0>64}");
+    hex::decode_to_slice(&padded, &mut be).map_err(|e| format!("treeIndex: {e}"))?;
+    be.reverse();
+    Ok(be)
+}
+
+/// EIP-6800 `get_tree_key` from the CRS's first five generators (no prover tables).
+pub fn tree_key(address: &[u8; 32], tree_index_le: &[u8; 32], sub_index: u8) -> [u8; 32] {
+    ipa::get_tree_key_from_crs(ipa::Crs::eip6800(), address, tree_index_le, sub_index)
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** The verdict on one witness. */
+export interface VerifyResult {
+  /** The witness decoded and its proof holds against `preStateRoot`. */
+  valid: boolean;
+  /** Why the witness is invalid (or, when valid, why `postStateRoot` is null). */
+  error: string | null;
+  /** Stems in the state diff (0 when the witness did not decode). */
+  stems: number;
+  /** Keys (suffix diffs) in the state diff. */
+  keys: number;
+  /** Keys proven absent in a way a hostile prover could fake (spec/WIRE.md §6.6). */
+  unboundAbsences: number;
+  /** The post-state root computed from the witness's new values, 0x-hex. */
+  postStateRoot: string | null;
+}
+"#;
+
+fn outcome_to_js(o: &Outcome) -> JsValue {
+    let obj = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        // Setting a property on a fresh plain object cannot fail.
+        let _ = js_sys::Reflect::set(&obj, &JsValue::from_str(k), &v);
+    };
+    let opt = |s: &Option<String>| s.as_deref().map_or(JsValue::NULL, JsValue::from_str);
+    set("valid", JsValue::from_bool(o.valid));
+    set("error", opt(&o.error));
+    set("stems", JsValue::from_f64(o.stems as f64));
+    set("keys", JsValue::from_f64(o.keys as f64));
+    set(
+        "unboundAbsences",
+        JsValue::from_f64(o.unbound_absences as f64),
+    );
+    set("postStateRoot", opt(&o.post_state_root));
+    obj.into()
+}
+
+fn type_error(msg: &str) -> JsValue {
+    js_sys::TypeError::new(msg).into()
+}
+
+/// Verifies an execution witness against the parent block's state root.
+///
+/// `witness` is go-verkle JSON text (bare, or inside a block, engine payload, header or
+/// beacon-API block) or SSZ bytes. Never throws for a bad witness; throws a `TypeError`
+/// when `preStateRoot` is not 32 bytes of `0x`-hex.
+#[wasm_bindgen(js_name = verify, unchecked_return_type = "VerifyResult")]
+pub fn verify_js(
+    #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] witness: JsValue,
+    #[wasm_bindgen(js_name = preStateRoot)] pre_state_root: JsValue,
+) -> Result<JsValue, JsValue> {
+    let root = pre_state_root
+        .as_string()
+        .ok_or_else(|| type_error("preStateRoot must be a string"))?;
+    let root = parse_root(&root).map_err(|e| type_error(&e))?;
+    let outcome = if let Some(text) = witness.as_string() {
+        verify_json(&text, &root)
+    } else if let Some(bytes) = witness.dyn_ref::<js_sys::Uint8Array>() {
+        verify_bytes(&bytes.to_vec(), &root)
+    } else {
+        rejected("witness must be a JSON string or a Uint8Array of SSZ bytes".into())
+    };
+    Ok(outcome_to_js(&outcome))
+}
+
+/// EIP-6800 `get_tree_key(address, treeIndex, subIndex)` as `0x`-hex: `address` is 20 or 32
+/// bytes of `0x`-hex, `treeIndex` a bigint in `[0, 2^256)`, `subIndex` an integer in
+/// `[0, 255]`. Throws a `TypeError` on anything else.
+#[wasm_bindgen(js_name = treeKey)]
+pub fn tree_key_js(
+    address: &str,
+    #[wasm_bindgen(js_name = treeIndex, unchecked_param_type = "bigint")] tree_index: JsValue,
+    #[wasm_bindgen(js_name = subIndex)] sub_index: JsValue,
+) -> Result<String, JsValue> {
+    let address = parse_address(address).map_err(|e| type_error(&e))?;
+    let index = tree_index
+        .dyn_ref::<js_sys::BigInt>()
+        .ok_or_else(|| type_error("treeIndex must be a bigint"))?;
+    if index < &js_sys::BigInt::from(0u32) {
+        return Err(type_error("treeIndex must not be negative"));
+    }
+    let digits = index
+        .to_string(16)
+        .map_err(|_| type_error("treeIndex: not convertible"))?;
+    let index = parse_tree_index_hex(&String::from(digits)).map_err(|e| type_error(&e))?;
+    let sub = sub_index
+        .as_f64()
+        .filter(|s| s.fract() == 0.0 && (0.0..=255.0).contains(s))
+        .ok_or_else(|| type_error("subIndex must be an integer in [0, 255]"))?;
+    Ok(to_hex(&tree_key(&address, &index, sub as u8)))
+}
+
+/// The package version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_and_addresses() {
+        assert!(parse_root(&format!("0x{}", "ab".repeat(32))).is_ok());
+        assert!(parse_root("0x12").is_err());
+        assert!(parse_root(&format!("0x{}", "zz".repeat(32))).is_err());
+        assert_eq!(
+            parse_address(&format!("0x{}", "11".repeat(20))).unwrap()[..12],
+            [0; 12]
+        );
+        assert!(parse_address("0x1234").is_err());
+        assert_eq!(parse_tree_index_hex("0").unwrap(), [0u8; 32]);
+        let mut one_two = [0u8; 32];
+        one_two[0] = 0x02;
+        one_two[1] = 0x01;
+        assert_eq!(parse_tree_index_hex("102").unwrap(), one_two);
+        assert!(parse_tree_index_hex(&"f".repeat(64)).is_ok());
+        assert!(parse_tree_index_hex(&format!("1{}", "0".repeat(64))).is_err());
+    }
+
+    #[test]
+    fn garbage_is_a_verdict() {
+        let root = [0u8; 32];
+        for input in ["", "{", "[]", "null", "{\"executionWitness\": 5}"] {
+            let o = verify_json(input, &root);
+            assert!(!o.valid && o.error.is_some(), "{input}");
+        }
+        let o = verify_bytes(&[0xff; 7], &root);
+        assert!(!o.valid && o.error.is_some());
+    }
+}
