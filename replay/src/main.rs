@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod datadir;
+mod diffs;
 mod eest;
 mod outcome;
 mod pipeline;
