@@ -10,6 +10,7 @@
 
 pub mod reader;
 pub mod report;
+pub mod trace;
 pub mod writes;
 
 use std::collections::BTreeSet;
