@@ -363,3 +363,183 @@ impl Iterator for DiffReader {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "0x00000000000000000000000000000000000000aa";
+
+    fn one(text: &str) -> Result<DiffBlock, DiffError> {
+        parse_line("d.jsonl", 7, text)
+    }
+
+    #[test]
+    fn every_field_form() {
+        // geth's forms: hex balance, JSON-number nonce, hex code, 32-byte storage words;
+        // also a hex nonce, a decimal balance, short storage words, an empty code.
+        let line = format!(
+            r#"{{"number":"0x10","stateRoot":"0x{}","traces":[{{"txHash":"0x01","result":{{
+            "pre":{{"{A}":{{"balance":"0x1f","nonce":3,"code":"0x6001","storage":{{"0x01":"0x02"}}}}}},
+            "post":{{"{A}":{{"balance":"100","nonce":"0x4","code":"0x","codeHash":"0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"}}}}}}}},
+            {{"pre":{{}},"post":{{}}}}]}}"#,
+            "ab".repeat(32)
+        );
+        let b = one(&line).unwrap();
+        assert_eq!(b.number, 16);
+        assert_eq!(b.state_root, Some([0xab; 32]));
+        assert_eq!(b.txs.len(), 2);
+        let addr = {
+            let mut a = [0u8; 20];
+            a[19] = 0xaa;
+            a
+        };
+        let pre = &b.txs[0].pre[&addr];
+        assert_eq!(pre.balance, Some(U256::from_u64(31)));
+        assert_eq!(pre.nonce, Some(3));
+        assert_eq!(pre.code.as_deref(), Some(&[0x60, 0x01][..]));
+        let mut slot = [0u8; 32];
+        slot[31] = 1;
+        let mut two = [0u8; 32];
+        two[31] = 2;
+        assert_eq!(pre.storage[&slot], two);
+        let post = &b.txs[0].post[&addr];
+        assert_eq!(post.balance, Some(U256::from_u64(100)));
+        assert_eq!(post.nonce, Some(4));
+        assert_eq!(post.code.as_deref(), Some(&[][..]));
+        assert!(post.storage.is_empty());
+        assert_eq!(b.txs[1], TxDiff::default());
+        // Missing fields stay missing.
+        let bare = format!(
+            r#"{{"number":1,"traces":[{{"result":{{"pre":{{"{A}":{{}}}},"post":{{}}}}}}]}}"#
+        );
+        let b = one(&bare).unwrap();
+        assert_eq!(b.state_root, None);
+        assert_eq!(b.txs[0].pre[&addr], AccountDiff::default());
+        assert!(b.txs[0].post.is_empty());
+    }
+
+    #[test]
+    fn envelopes() {
+        let traces = format!(
+            r#"[{{"txHash":"0x01","result":{{"pre":{{"{A}":{{"balance":"0x1"}}}},"post":{{"{A}":{{"balance":"0x2"}}}}}}}}]"#
+        );
+        let wrapped = one(&format!(r#"{{"number":5,"traces":{traces}}}"#)).unwrap();
+        let as_result = one(&format!(r#"{{"number":"5","result":{traces}}}"#)).unwrap();
+        let inner = one(&format!(
+            r#"{{"number":"0x5","traces":{{"jsonrpc":"2.0","id":1,"result":{traces}}}}}"#
+        ))
+        .unwrap();
+        let response = one(&format!(r#"{{"jsonrpc":"2.0","id":5,"result":{traces}}}"#)).unwrap();
+        let hex_id = one(&format!(
+            r#"{{"jsonrpc":"2.0","id":"0x5","result":{traces}}}"#
+        ))
+        .unwrap();
+        for b in [&as_result, &inner, &response, &hex_id] {
+            assert_eq!(b.number, 5);
+            assert_eq!(b.txs, wrapped.txs);
+        }
+        assert_eq!(wrapped.txs[0].post.len(), 1);
+    }
+
+    fn field_of(text: &str) -> (String, String) {
+        let e = one(text).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("d.jsonl", 7));
+        (e.field, e.reason)
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let acct = |body: &str| {
+            format!(
+                r#"{{"number":1,"traces":[{{"result":{{"pre":{{}},"post":{{"{A}":{body}}}}}}}]}}"#
+            )
+        };
+        let cases = [
+            ("{".to_owned(), "(line)", "not JSON"),
+            ("[]".to_owned(), "(line)", "expected an object"),
+            (r#"{"traces":[]}"#.to_owned(), "number", "missing"),
+            (
+                r#"{"number":-1,"traces":[]}"#.to_owned(),
+                "number",
+                "non-negative",
+            ),
+            (r#"{"number":"0x1g","traces":[]}"#.to_owned(), "number", ""),
+            (r#"{"number":1}"#.to_owned(), "traces", "missing"),
+            (
+                r#"{"number":1,"traces":{}}"#.to_owned(),
+                "traces.result",
+                "missing",
+            ),
+            (
+                r#"{"number":1,"traces":[],"stateRoot":"0x12"}"#.to_owned(),
+                "stateRoot",
+                "32 bytes",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","result":[]}"#.to_owned(),
+                "id",
+                "missing",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x"}}"#.to_owned(),
+                "error",
+                "-32000",
+            ),
+            (
+                r#"{"number":1,"traces":[{"error":"execution timeout"}]}"#.to_owned(),
+                "traces[0].error",
+                "timeout",
+            ),
+            (
+                r#"{"number":1,"traces":[{"result":{"pre":{}}}]}"#.to_owned(),
+                "traces[0].result.post",
+                "missing",
+            ),
+            (
+                r#"{"number":1,"traces":[{"result":{"pre":{"0xaa":{}},"post":{}}}]}"#.to_owned(),
+                "traces[0].result.pre.0xaa (address)",
+                "20 bytes",
+            ),
+            (acct(r#"{"balance":"0xzz"}"#), "balance", ""),
+            (acct(r#"{"balance":true}"#), "balance", "expected"),
+            (
+                acct(r#"{"nonce":"0x10000000000000000"}"#),
+                "nonce",
+                "64 bits",
+            ),
+            (acct(r#"{"code":"0x6"}"#), "code", ""),
+            (acct(r#"{"code":"0xg0"}"#), "code", "invalid hex"),
+            (acct(r#"{"code":1}"#), "code", "string"),
+            (
+                acct(
+                    r#"{"storage":{"0x01":"0x00000000000000000000000000000000000000000000000000000000000000000001"}}"#,
+                ),
+                "storage.0x01",
+                "at most 32",
+            ),
+            (
+                acct(r#"{"storage":{"0xzz":"0x01"}}"#),
+                "storage.0xzz (key)",
+                "invalid hex",
+            ),
+            (acct(r#"{"storage":[]}"#), "storage", "object"),
+            (acct("7"), "", "object"),
+        ];
+        for (text, field, reason) in cases {
+            if field == "code" && reason.is_empty() {
+                // An odd digit count is a leading zero nibble: accepted.
+                assert!(one(&text).is_ok(), "{text}");
+                continue;
+            }
+            let (f, r) = field_of(&text);
+            assert!(f.ends_with(field), "{text}: field {f}, wanted …{field}");
+            assert!(r.contains(reason), "{text}: reason {r}, wanted {reason}");
+        }
+        let e = one("{").unwrap_err().to_string();
+        assert!(
+            e.starts_with("d.jsonl: line 7: field (line): not JSON"),
+            "{e}"
+        );
+    }
+}

@@ -211,3 +211,176 @@ impl Converter {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diffs::reader::parse_line;
+    use crate::state::MemoryState;
+    use verkle::keys::{account_leaves, keccak256, BasicData, EMPTY_CODE_HASH};
+
+    const A: [u8; 20] = [0xaa; 20];
+    const C: [u8; 20] = [0xcc; 20];
+
+    fn word(x: u8) -> [u8; 32] {
+        let mut w = [0u8; 32];
+        w[31] = x;
+        w
+    }
+
+    /// A state holding account A (balance 100, nonce 1) and contract C (code, slots 1
+    /// and 300), in `layout`.
+    fn state(layout: Layout) -> MemoryState {
+        let mut s = MemoryState::new();
+        let code = [0x60u8, 0x01, 0x60, 0x00, 0x55];
+        let storage = [(U256::from_u64(1), word(5)), (U256::from_u64(300), word(6))];
+        let mut writes = Vec::new();
+        for (addr, balance, nonce, code, storage) in [
+            (A, 100, 1, &[][..], &[][..]),
+            (C, 0, 1, &code[..], &storage[..]),
+        ] {
+            let st = AccountState {
+                version: 0,
+                balance: U256::from_u64(balance),
+                nonce,
+                code,
+                storage,
+            };
+            for (k, v) in account_leaves(layout, &address32(&addr), &st).unwrap() {
+                writes.push((k, Some(v)));
+            }
+        }
+        s.apply(&writes).unwrap();
+        s
+    }
+
+    fn convert(layout: Layout, s: &mut MemoryState, traces: &str) -> BlockWrites {
+        let block = parse_line("t", 1, &format!(r#"{{"number":1,"traces":{traces}}}"#)).unwrap();
+        Converter::new(layout).convert(&block, s).unwrap()
+    }
+
+    fn a(addr: &[u8; 20]) -> String {
+        format!("0x{}", hex::encode(addr))
+    }
+
+    #[test]
+    fn header_storage_code_and_clears() {
+        for layout in [Layout::Eip6800, Layout::Legacy] {
+            let mut s = state(layout);
+            let (ka, kc) = (
+                AccountKeys::new(&address32(&A)),
+                AccountKeys::new(&address32(&C)),
+            );
+            let new = [0x01u8; 20];
+            let kn = AccountKeys::new(&address32(&new));
+            // Tx 0: A pays 10 and bumps its nonce; C's slot 1 is cleared (left out of post,
+            // as geth does), slot 300 set to zero explicitly, slot 2 (header storage) and
+            // slot 2^80 (main storage) set. Tx 1: A creates a contract with 40 code bytes.
+            let big = format!("0x{}{}", "00".repeat(21), "01".repeat(11));
+            let code = format!("0x7f{}60", "ee".repeat(38));
+            let traces = format!(
+                r#"[{{"result":{{"pre":{{"{a}":{{"balance":"0x64","nonce":1}},
+                    "{c}":{{"balance":"0x0","nonce":1,"code":"0x6001600055","storage":{{"0x{s1}":"0x{v5}","0x{s300}":"0x{v6}"}}}}}},
+                  "post":{{"{a}":{{"balance":"0x5a","nonce":2}},"{c}":{{"storage":{{"0x{s300}":"0x{z}","0x{s2}":"0x{v7}","{big}":"0x{v7}"}}}}}}}}}},
+                 {{"result":{{"pre":{{"{a}":{{"balance":"0x5a","nonce":2}},"{n}":{{"balance":"0x0"}}}},
+                  "post":{{"{a}":{{"nonce":3}},"{n}":{{"balance":"0x1","nonce":1,"code":"{code}"}}}}}}}}]"#,
+                a = a(&A),
+                c = a(&C),
+                n = a(&new),
+                s1 = hex::encode(word(1)),
+                s2 = hex::encode(word(2)),
+                s300 = hex::encode(U256::from_u64(300).to_be_bytes()),
+                v5 = hex::encode(word(5)),
+                v6 = hex::encode(word(6)),
+                v7 = hex::encode(word(7)),
+                z = hex::encode([0u8; 32]),
+            );
+            let w = convert(layout, &mut s, &traces);
+            assert_eq!((w.accounts, w.created, w.deleted, w.slots), (3, 1, 0, 4));
+            assert_eq!(w.code_bytes, 40);
+            let slot_key = |k: &AccountKeys, n: u64| k.storage_slot_key(&U256::from_u64(n));
+            assert_eq!(w.writes[&slot_key(&kc, 1)], ZERO, "cleared: zero");
+            assert_eq!(w.writes[&slot_key(&kc, 300)], ZERO, "set to zero: zero");
+            assert_eq!(w.writes[&slot_key(&kc, 2)], word(7));
+            let big_slot = U256::from_be_slice(&hex::decode(&big[2..]).unwrap()).unwrap();
+            assert_eq!(w.writes[&kc.storage_slot_key(&big_slot)], word(7));
+            let code_bytes = hex::decode(&code[2..]).unwrap();
+            let chunks = chunkify_code(&code_bytes);
+            assert_eq!(chunks.len(), 2);
+            assert_eq!(chunks[1][0], 2, "PUSH32 data carried into chunk 1");
+            assert_eq!(w.writes[&kn.code_chunk_key(0)], chunks[0]);
+            assert_eq!(w.writes[&kn.code_chunk_key(1)], chunks[1]);
+            match layout {
+                Layout::Eip6800 => {
+                    let basic = BasicData::from_bytes(&w.writes[&ka.header_key(0)]);
+                    assert_eq!((basic.balance, basic.nonce), (90, 3));
+                    assert!(
+                        !w.writes.contains_key(&ka.header_key(1)),
+                        "code hash unchanged"
+                    );
+                    let basic = BasicData::from_bytes(&w.writes[&kn.header_key(0)]);
+                    assert_eq!((basic.balance, basic.nonce, basic.code_size), (1, 1, 40));
+                    assert_eq!(w.writes[&kn.header_key(1)], keccak256(&code_bytes));
+                    // A: basic data; C: 4 slots; new: 2 header leaves + 2 chunks.
+                    assert_eq!(w.writes.len(), 1 + 4 + 4);
+                }
+                Layout::Legacy => {
+                    assert_eq!(
+                        w.writes[&ka.header_key(1)],
+                        U256::from_u64(90).to_le_bytes()
+                    );
+                    assert_eq!(w.writes[&ka.header_key(2)], U256::from_u64(3).to_le_bytes());
+                    assert!(
+                        !w.writes.contains_key(&ka.header_key(0)),
+                        "version unchanged"
+                    );
+                    assert_eq!(w.writes[&kn.header_key(3)], keccak256(&code_bytes));
+                    assert_eq!(
+                        w.writes[&kn.header_key(4)],
+                        U256::from_u64(40).to_le_bytes()
+                    );
+                    assert_eq!(w.writes[&kn.header_key(0)], ZERO, "version 0 written");
+                    assert_eq!(w.writes.len(), 2 + 4 + 5 + 2);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deletion_zeroes_the_account_and_recreation_writes_it_whole() {
+        for layout in [Layout::Eip6800, Layout::Legacy] {
+            let mut s = state(layout);
+            let kc = AccountKeys::new(&address32(&C));
+            let pre = format!(
+                r#"{{"{c}":{{"balance":"0x0","nonce":1,"code":"0x6001600055","storage":{{"0x01":"0x05"}}}}}}"#,
+                c = a(&C)
+            );
+            let traces = format!(
+                r#"[{{"result":{{"pre":{pre},"post":{{}}}}}},
+                    {{"result":{{"pre":{{"{c}":{{"balance":"0x0"}}}},"post":{{"{c}":{{"balance":"0x2"}}}}}}}}]"#,
+                c = a(&C)
+            );
+            // Deletion alone.
+            let only = format!(r#"[{{"result":{{"pre":{pre},"post":{{}}}}}}]"#);
+            let w = convert(layout, &mut s, &only);
+            assert_eq!((w.deleted, w.slots, w.code_bytes), (1, 1, 0));
+            let header = match layout {
+                Layout::Eip6800 => 2,
+                Layout::Legacy => 5,
+            };
+            assert_eq!(
+                w.writes.len(),
+                header + 1 + 1,
+                "header, one chunk, one slot"
+            );
+            assert!(w.writes.values().all(|v| *v == ZERO));
+            assert_eq!(w.writes[&kc.storage_slot_key(&U256::from_u64(1))], ZERO);
+            // Deleted, then created again in the same block: every header leaf written.
+            let w = convert(layout, &mut s, &traces);
+            assert_eq!((w.deleted, w.created), (1, 1));
+            let hash_key = kc.header_key(code_hash_suffix(layout));
+            assert_eq!(w.writes[&hash_key], EMPTY_CODE_HASH);
+            assert_eq!(w.writes[&kc.code_chunk_key(0)], ZERO);
+        }
+    }
+}
