@@ -104,6 +104,7 @@ fn block(
         keys_written: writes.len(),
         stems,
         witness_bytes,
+        read_us: 0,
         convert_us,
         prove_us,
         apply_us,
@@ -131,7 +132,11 @@ pub fn run(state: &mut dyn State, run: &DiffRun<'_>, out: &mut dyn Write) -> Res
     let mut converter = Converter::new(layout);
     let mut totals = DiffTotals::default();
     let mut progress = Progress::new("replay --diffs", None);
-    for b in DiffReader::new(run.files) {
+    let mut reader = DiffReader::new(run.files);
+    loop {
+        let t = Instant::now();
+        let Some(b) = reader.next() else { break };
+        let read_us = t.elapsed().as_micros() as u64;
         let b = b?;
         let height = state.height().unwrap_or(0);
         if b.number <= height {
@@ -145,7 +150,8 @@ pub fn run(state: &mut dyn State, run: &DiffRun<'_>, out: &mut dyn Write) -> Res
                 b.number
             );
         }
-        let r = block(state, &mut converter, &b, run.witness_sizes, &meta)?;
+        let mut r = block(state, &mut converter, &b, run.witness_sizes, &meta)?;
+        r.read_us = read_us;
         totals.add(&r);
         progress.suspend(|| -> std::io::Result<()> {
             if run.json {

@@ -32,6 +32,8 @@ pub struct DiffReport {
     /// SSZ size of the witness proving the written keys against the pre-state
     /// (`--witness-sizes`).
     pub witness_bytes: Option<usize>,
+    /// µs reading and parsing the block's line.
+    pub read_us: u64,
     /// µs turning the diffs into writes (address hashing, reads of the state).
     pub convert_us: u64,
     /// µs proving the witness (`--witness-sizes`).
@@ -62,6 +64,7 @@ impl DiffReport {
             "keys_written": self.keys_written,
             "stems": self.stems,
             "witness_bytes": self.witness_bytes,
+            "read_us": self.read_us,
             "convert_us": self.convert_us,
             "prove_us": self.prove_us,
             "apply_us": self.apply_us,
@@ -75,7 +78,7 @@ impl DiffReport {
     pub fn to_line(&self) -> String {
         let ms = |us: u64| us as f64 / 1e3;
         format!(
-            "block {}: {} ({} txs, {} accounts, {} slots, {} code bytes; {} keys on {} stems{}; convert {:.1} ms, apply {:.1} ms, commit {:.1} ms, write {:.1} ms)",
+            "block {}: {} ({} txs, {} accounts, {} slots, {} code bytes; {} keys on {} stems{}; read {:.1} ms, convert {:.1} ms, apply {:.1} ms, commit {:.1} ms, write {:.1} ms)",
             self.number,
             to_hex(&self.root),
             self.txs,
@@ -87,6 +90,7 @@ impl DiffReport {
             self.witness_bytes
                 .map(|b| format!(", witness {b} B proven in {:.1} ms", ms(self.prove_us)))
                 .unwrap_or_default(),
+            ms(self.read_us),
             ms(self.convert_us),
             ms(self.apply_us),
             ms(self.commit_us),
@@ -112,8 +116,8 @@ pub struct DiffTotals {
     keys_written: u64,
     stems: u64,
     witness_bytes: u64,
-    /// convert, prove, apply, commit, write (µs).
-    phase_us: [u64; 5],
+    /// read, convert, prove, apply, commit, write (µs).
+    phase_us: [u64; 6],
 }
 
 impl DiffTotals {
@@ -127,6 +131,7 @@ impl DiffTotals {
         self.stems += r.stems as u64;
         self.witness_bytes += r.witness_bytes.unwrap_or(0) as u64;
         for (t, us) in self.phase_us.iter_mut().zip([
+            r.read_us,
             r.convert_us,
             r.prove_us,
             r.apply_us,
@@ -151,11 +156,12 @@ impl DiffTotals {
             "keys_written": self.keys_written,
             "stems": self.stems,
             "witness_bytes": self.witness_bytes,
-            "convert_us": self.phase_us[0],
-            "prove_us": self.phase_us[1],
-            "apply_us": self.phase_us[2],
-            "commit_us": self.phase_us[3],
-            "write_us": self.phase_us[4],
+            "read_us": self.phase_us[0],
+            "convert_us": self.phase_us[1],
+            "prove_us": self.phase_us[2],
+            "apply_us": self.phase_us[3],
+            "commit_us": self.phase_us[4],
+            "write_us": self.phase_us[5],
             "seconds": seconds,
             "blocks_per_s": self.blocks as f64 / seconds.max(1e-9),
         })
@@ -165,7 +171,7 @@ impl DiffTotals {
     pub fn to_line(&self, seconds: f64) -> String {
         let ms = |us: u64| us as f64 / 1e3;
         format!(
-            "replayed {} blocks of diffs ({} skipped) to height {} root {} in {seconds:.2} s: {:.1} blocks/s; {} keys on {} stems; convert {:.0} ms, prove {:.0} ms, apply {:.0} ms, commit {:.0} ms, write {:.0} ms",
+            "replayed {} blocks of diffs ({} skipped) to height {} root {} in {seconds:.2} s: {:.1} blocks/s; {} keys on {} stems; read {:.0} ms, convert {:.0} ms, prove {:.0} ms, apply {:.0} ms, commit {:.0} ms, write {:.0} ms",
             self.blocks,
             self.skipped,
             self.height.map(|h| h.to_string()).unwrap_or_else(|| "-".into()),
@@ -178,6 +184,7 @@ impl DiffTotals {
             ms(self.phase_us[2]),
             ms(self.phase_us[3]),
             ms(self.phase_us[4]),
+            ms(self.phase_us[5]),
         )
     }
 }
