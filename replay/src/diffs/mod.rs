@@ -116,6 +116,12 @@ fn block(
 
 /// Runs a diff replay onto `state`, printing a report per block and a summary to `out`.
 pub fn run(state: &mut dyn State, run: &DiffRun<'_>, out: &mut dyn Write) -> Result<Outcome> {
+    if run.spec.chain != crate::rules::Chain::None {
+        bail!(
+            "--chain {}: chain rules amend witnesses' writes; diffs are replayed as they are",
+            run.spec.chain.name()
+        );
+    }
     let genesis = init_genesis(state, run.spec, run.where_)?;
     let start = Instant::now();
     if run.json && genesis.written {

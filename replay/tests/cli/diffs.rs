@@ -310,4 +310,8 @@ fn untrusted_input_is_a_typed_error_naming_file_line_and_field() {
         format!("{good}\n{line}\n").as_bytes(),
     );
     ok_lines(&replay(&g1, "legacy", &[&f], &[]));
+    // Chain rules amend witnesses; diffs are replayed as they are.
+    let out = replay(&g1, "eip6800", &[&f], &["--chain", "kaustinen6"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--chain kaustinen6"));
 }
