@@ -1,6 +1,6 @@
 //! Account-level diffs as EIP-6800 tree writes.
 //!
-//! Per account a transaction changed (in the order of its `pre` and `post` maps):
+//! Per account a transaction changed (in address order):
 //! - the account as it ends: each field of `post`, else of `pre` (absent = unchanged);
 //! - a new account (no code-hash leaf in the tree, or a zeroed one): every header leaf of
 //!   the layout ([`Layout::header_leaves`]); an existing one: the header leaves whose value
