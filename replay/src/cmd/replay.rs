@@ -1,5 +1,6 @@
 //! `fverkle replay --genesis GENESIS.json --layout L [--datadir DIR] [--chain C] [--mode M] BLOCKS...`
-//! or `fverkle replay --eest FILE [--test NAME] [--mode M]`.
+//! or `fverkle replay --eest FILE [--test NAME] [--mode M]`, or
+//! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]` ([`crate::diffs`]).
 
 use std::io::Write;
 use std::path::PathBuf;
