@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod args;
 mod cmd;
 mod datadir;
+mod diffs;
 mod eest;
 mod outcome;
 mod pipeline;

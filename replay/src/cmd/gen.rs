@@ -50,6 +50,21 @@ pub struct Args {
     /// per witness; without it the witnesses are what geth's prover writes.
     #[arg(long)]
     bind_absences: bool,
+    /// What `--out` holds: the block export (witnesses), or the same chain's account-level
+    /// state diffs as geth's `prestateTracer` in diff mode writes them, one block per line
+    /// (`fverkle replay --diffs` reads them).
+    #[arg(long, value_enum, default_value = "export")]
+    format: GenFormat,
+}
+
+/// What `fverkle gen` writes to `--out`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenFormat {
+    /// Blocks with their execution witnesses (JSON Lines).
+    Export,
+    /// `{"number", "traces"}` per block: `debug_traceBlockByNumber` with the
+    /// `prestateTracer` in diff mode (JSON Lines).
+    PrestateDiff,
 }
 
 /// The default genesis path beside an export.
@@ -73,7 +88,7 @@ pub struct Generated {
 
 /// Generates `config` into `out` (and its genesis into `genesis_out`), the tree in memory.
 pub fn generate(config: SynthConfig, out: &Path, genesis_out: &Path) -> Result<Generated> {
-    generate_with(config, out, genesis_out, None)
+    generate_with(config, out, genesis_out, None, GenFormat::Export)
 }
 
 /// [`generate`], the tree in a fresh datadir inside `state_dir` when given.
@@ -82,6 +97,7 @@ pub fn generate_with(
     out: &Path,
     genesis_out: &Path,
     state_dir: Option<&Path>,
+    format: GenFormat,
 ) -> Result<Generated> {
     let t = Instant::now();
     let (state, _keep): (Box<dyn State>, Option<tempfile::TempDir>) = match state_dir {
@@ -98,6 +114,9 @@ pub fn generate_with(
         }
     };
     let mut synth = Synth::genesis_to_file(config, genesis_out, state)?;
+    if format == GenFormat::PrestateDiff {
+        synth.record_diffs();
+    }
     let genesis_s = t.elapsed().as_secs_f64();
     tracing::info!(
         "{}: genesis of {} accounts, root {} ({genesis_s:.1} s)",
@@ -113,7 +132,12 @@ pub fn generate_with(
     while synth.remaining() > 0 {
         let b = synth.next_block()?;
         written += b.writes as u64;
-        let line = block_json(b.number, &b.parent_state_root, &b.state_root, &b.witness);
+        let line = match format {
+            GenFormat::Export => {
+                block_json(b.number, &b.parent_state_root, &b.state_root, &b.witness)
+            }
+            GenFormat::PrestateDiff => serde_json::json!({"number": b.number, "traces": b.traces}),
+        };
         serde_json::to_writer(&mut w, &line).with_context(|| format!("{name}: cannot write"))?;
         w.write_all(b"\n")
             .with_context(|| format!("{name}: cannot write"))?;
@@ -149,7 +173,13 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         written,
         genesis_s,
         ..
-    } = generate_with(config, &args.out, &genesis_out, args.state_dir.as_deref())?;
+    } = generate_with(
+        config,
+        &args.out,
+        &genesis_out,
+        args.state_dir.as_deref(),
+        args.format,
+    )?;
     let secs = t.elapsed().as_secs_f64();
     if json {
         let line = serde_json::json!({
@@ -172,9 +202,14 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             genesis_out.display(),
             to_hex(&root)
         )?;
+        let diffs = if args.format == GenFormat::PrestateDiff {
+            "--diffs "
+        } else {
+            ""
+        };
         writeln!(
             out,
-            "replay it: fverkle replay --genesis {} --layout {} {}",
+            "replay it: fverkle replay --genesis {} --layout {} {diffs}{}",
             genesis_out.display(),
             args.layout.name(),
             args.out.display()

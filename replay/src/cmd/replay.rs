@@ -1,5 +1,6 @@
 //! `fverkle replay --genesis GENESIS.json --layout L [--datadir DIR] [--chain C] [--mode M] BLOCKS...`
-//! or `fverkle replay --eest FILE [--test NAME] [--mode M]`.
+//! or `fverkle replay --eest FILE [--test NAME] [--mode M]`, or
+//! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]` ([`crate::diffs`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -44,8 +45,20 @@ pub struct Args {
     /// Exported block files: `{"blocks": [...]}`, a JSON array of blocks, JSON Lines of
     /// blocks, JSON-RPC `eth_getBlockByNumber` responses (one, a batch, or one per line), or
     /// beacon-API block dumps; any of them gzip or zstd compressed; `-` reads stdin.
-    #[arg(required_unless_present = "eest", conflicts_with = "eest")]
+    #[arg(
+        required_unless_present_any = ["eest", "diffs"],
+        conflicts_with_all = ["eest", "diffs"]
+    )]
     blocks: Vec<PathBuf>,
+    /// Account-level state diffs (geth's `prestateTracer` with `diffMode`, one block per
+    /// line; see README, "State diffs"), plain, gzip or zstd, instead of block exports:
+    /// each block's changes become tree writes; one report per block.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "eest")]
+    diffs: Vec<PathBuf>,
+    /// With `--diffs`: prove each block's written keys against the state before it and
+    /// report the witness's size.
+    #[arg(long, requires = "diffs")]
+    witness_sizes: bool,
     /// An execution-spec-tests blockchain-test file (a map of test names to fixtures, or one
     /// fixture; plain, gzip or zstd): replay each test from its `pre` in memory; one result
     /// per test.
@@ -151,6 +164,16 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         chain: args.chain,
         mode: args.mode,
     };
+    if !args.diffs.is_empty() {
+        let run = crate::diffs::DiffRun {
+            files: &args.diffs,
+            spec: &spec,
+            where_: &where_,
+            witness_sizes: args.witness_sizes,
+            json,
+        };
+        return crate::diffs::run(state.as_mut(), &run, out);
+    }
     let (outcome, summary, line) = replay_into(
         state.as_mut(),
         &spec,

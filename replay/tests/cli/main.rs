@@ -6,6 +6,7 @@
 mod ahead;
 mod common;
 mod datadir;
+mod diffs;
 mod eest;
 mod gen;
 mod inputs;

@@ -18,6 +18,7 @@ use std::path::Path;
 
 use crate::args::LayoutArg;
 use crate::datadir::{init_genesis, GenesisSpec, Mode};
+use crate::diffs::trace::{AccountSnap, TxLog};
 use crate::rules::Chain;
 #[cfg(test)]
 use crate::state::MemoryState;
@@ -106,6 +107,8 @@ pub struct Synth {
     /// The state blocks are proven against (in memory or a datadir).
     tree: Box<dyn State>,
     number: u64,
+    /// Whether blocks carry their transactions' account-level diffs.
+    record: bool,
 }
 
 /// One generated block.
@@ -120,6 +123,9 @@ pub struct SynthBlock {
     pub witness: ExecutionWitness,
     /// Keys written.
     pub writes: usize,
+    /// Its transactions' account-level diffs (`prestateTracer` in diff mode), when
+    /// [`Synth::record_diffs`] asked for them; empty otherwise.
+    pub traces: Vec<Json>,
 }
 
 fn address_of(seed: u64, i: u64) -> [u8; 20] {
@@ -287,6 +293,7 @@ impl Synth {
             contracts: model.contracts,
             tree: state,
             number: 0,
+            record: false,
         }
     }
 
@@ -340,6 +347,7 @@ impl Synth {
         &mut self,
         code: Vec<u8>,
         out: &mut BTreeMap<TreeKey, Option<Value>>,
+        tx: &mut Option<TxLog>,
     ) -> Result<()> {
         let i = self.accounts.len() as u64;
         let address = address_of(self.config.seed, i);
@@ -360,6 +368,58 @@ impl Synth {
             nonce: 0,
             code,
         });
+        if let Some(tx) = tx {
+            tx.created(address, self.accounts.len() - 1);
+        }
+        Ok(())
+    }
+
+    /// From now on, blocks carry their transactions' account-level diffs
+    /// ([`SynthBlock::traces`]); the chain itself is the same.
+    pub fn record_diffs(&mut self) {
+        self.record = true;
+    }
+
+    fn snap(&self, i: usize) -> AccountSnap {
+        let a = &self.accounts[i];
+        AccountSnap {
+            balance: a.balance,
+            nonce: a.nonce,
+            code: a.code.clone(),
+        }
+    }
+
+    /// Records account `i` in `tx` as it is before the transaction changes it.
+    fn touch(&self, tx: &mut Option<TxLog>, i: usize) {
+        if let Some(tx) = tx {
+            tx.touch(self.accounts[i].address, i, || self.snap(i));
+        }
+    }
+
+    /// Records in `tx` the write of `value` to `slot` of contract `c` (key `key`).
+    fn record_slot(
+        &mut self,
+        tx: &mut Option<TxLog>,
+        c: usize,
+        slot: &U256,
+        key: &TreeKey,
+        value: Value,
+        block: &BTreeMap<TreeKey, Option<Value>>,
+    ) -> Result<()> {
+        let Some(log) = tx.as_mut() else {
+            return Ok(());
+        };
+        let before = match block.get(key) {
+            Some(Some(v)) => *v,
+            _ => self.tree.get(key)?.unwrap_or([0u8; 32]),
+        };
+        let a = &self.accounts[c];
+        log.touch(a.address, c, || AccountSnap {
+            balance: a.balance,
+            nonce: a.nonce,
+            code: a.code.clone(),
+        });
+        log.slot(a.address, slot.to_be_bytes(), before, value);
         Ok(())
     }
 
@@ -377,12 +437,16 @@ impl Synth {
         let mut keys: BTreeMap<TreeKey, Option<Value>> = BTreeMap::new();
         let written =
             |k: &BTreeMap<TreeKey, Option<Value>>| k.values().filter(|v| v.is_some()).count();
+        let mut traces = Vec::new();
         while written(&keys) < self.config.updates.max(1) {
+            let mut tx = self.record.then(TxLog::default);
             let op = self.rng.unit();
             let from = self.rng.zipf(genesis_accounts) as usize;
+            self.touch(&mut tx, from);
             if op < 0.5 {
                 // A transfer between two existing accounts.
                 let to = self.rng.zipf(self.accounts.len() as u64) as usize;
+                self.touch(&mut tx, to);
                 let value = self.rng.range(1, 1_000_000_000);
                 self.debit(from, value);
                 self.accounts[to].balance = self.accounts[to].balance.saturating_add(value);
@@ -413,21 +477,30 @@ impl Synth {
                     if w == 0 && self.rng.unit() < 0.3 {
                         keys.entry(key).or_insert(None);
                     } else {
-                        keys.insert(key, Some(self.rng.bytes32()));
+                        let value = self.rng.bytes32();
+                        self.record_slot(&mut tx, c, &slot, &key, value, &keys)?;
+                        keys.insert(key, Some(value));
                     }
                 }
             } else if op < 0.99 {
                 // A transfer to a new account.
                 self.debit(from, 1_000_000);
                 self.write_header(from, &mut keys)?;
-                self.new_account(Vec::new(), &mut keys)?;
+                self.new_account(Vec::new(), &mut keys, &mut tx)?;
             } else {
                 // A contract deployment: header leaves and every code chunk.
                 self.debit(from, 0);
                 self.write_header(from, &mut keys)?;
                 let len = self.rng.range(100, 3000) as usize;
                 let code = self.rng.bytes(len);
-                self.new_account(code, &mut keys)?;
+                self.new_account(code, &mut keys, &mut tx)?;
+            }
+            if let Some(log) = tx {
+                let mut pre = Vec::with_capacity(24);
+                pre.extend_from_slice(&self.config.seed.to_le_bytes());
+                pre.extend_from_slice(&self.number.to_le_bytes());
+                pre.extend_from_slice(&(traces.len() as u64).to_le_bytes());
+                traces.push(log.to_json(&keccak256(&pre), |i| self.snap(i)));
             }
         }
         let entries: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
@@ -462,6 +535,7 @@ impl Synth {
             state_root,
             witness,
             writes: count,
+            traces,
         })
     }
 
@@ -488,91 +562,4 @@ impl Synth {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn config(seed: u64, layout: Layout) -> SynthConfig {
-        SynthConfig {
-            accounts: 300,
-            blocks: 2,
-            updates: 60,
-            seed,
-            layout,
-            bind_absences: false,
-        }
-    }
-
-    #[test]
-    fn deterministic_in_the_seed_and_verifiable() {
-        for layout in [Layout::Eip6800, Layout::Legacy] {
-            let (mut a, ga) = Synth::genesis(config(7, layout)).expect("genesis");
-            let (mut b, gb) = Synth::genesis(config(7, layout)).expect("genesis");
-            assert_eq!(ga, gb);
-            let (_, gc) = Synth::genesis(config(8, layout)).expect("genesis");
-            assert_ne!(ga, gc);
-            while a.remaining() > 0 {
-                let x = a.next_block().expect("block");
-                let y = b.next_block().expect("block");
-                assert_eq!(x.witness, y.witness);
-                assert_eq!(x.state_root, y.state_root);
-                assert!(x.writes >= 60);
-                let proven = witness::verify(&x.parent_state_root, &x.witness).expect("verifies");
-                assert_eq!(
-                    proven.post_state_root().expect("post root"),
-                    x.state_root,
-                    "the witness's writes give the block's root"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn the_genesis_written_to_a_file_is_the_one_in_memory_and_stable() {
-        let dir = tempfile::tempdir().unwrap();
-        for layout in [Layout::Eip6800, Layout::Legacy] {
-            let config = config(9, layout);
-            let (mut mem, text) = Synth::genesis(config).unwrap();
-            let path = dir.path().join("g.json");
-            let dd = dir.path().join(format!("dd-{layout:?}"));
-            let state = crate::datadir::open_state(Some(&dd), Mode::Single).unwrap();
-            let mut disk = Synth::genesis_to_file(config, &path, state).unwrap();
-            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-            assert_eq!(disk.root(), mem.root());
-            while mem.remaining() > 0 {
-                let x = mem.next_block().unwrap();
-                let y = disk.next_block().unwrap();
-                assert_eq!(x.witness, y.witness);
-                assert_eq!(x.state_root, y.state_root);
-            }
-        }
-        // The document as the one-shot writer (a whole serde_json document) had it: the
-        // keccak of `gen --accounts 3000 --seed 5` (EIP-6800), whose file was checked byte for
-        // byte against the one written before streaming (sha256 b84253f5…2222b0).
-        let (_, text) = Synth::genesis(SynthConfig {
-            accounts: 3000,
-            blocks: 0,
-            updates: 1,
-            seed: 5,
-            layout: Layout::Eip6800,
-            bind_absences: false,
-        })
-        .unwrap();
-        let doc: Json = serde_json::from_str(&text).unwrap();
-        assert_eq!(doc.to_string(), text, "compact, keys in order");
-        assert_eq!(
-            hex::encode(keccak256(text.as_bytes())),
-            "21960f286c5f70bfe6cad07ff46796440f38ddc353cd5fec24079d0e1eae01c9"
-        );
-    }
-
-    #[test]
-    fn zipf_prefers_low_ranks() {
-        let mut r = Rng(1);
-        let n = 1000;
-        let draws: Vec<u64> = (0..10_000).map(|_| r.zipf(n)).collect();
-        assert!(draws.iter().all(|d| *d < n));
-        let low = draws.iter().filter(|d| **d < 10).count();
-        let high = draws.iter().filter(|d| **d >= 990).count();
-        assert!(low > 10 * high.max(1), "low {low}, high {high}");
-    }
-}
+mod tests;
