@@ -6,12 +6,14 @@ use alloc::collections::btree_map::Entry;
 use alloc::collections::BTreeMap;
 
 use banderwagon::arith::{One, Zero};
-use banderwagon::{DecodeError, Element, Fr};
+use banderwagon::{Element, Fr};
 use bytes::Bytes;
 use ipa::{Crs, MultiProof, Opening, Transcript};
 
 use super::coordinator::{fold_multiproof, leaf_hash, MerkleProofError};
-use super::wire::{FractionalDecodeError, FractionalProof};
+pub use super::result::{FractionalKey, VerifiedFractional};
+pub use super::verify_error::FractionalVerifyError;
+use super::wire::FractionalProof;
 use crate::leaf::{stem_field, value_halves};
 use crate::preset::{EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_PRESENT, STEM_LEN};
 use crate::verify::NodePath;
@@ -21,188 +23,6 @@ pub const TRANSCRIPT_LABEL: &[u8] = b"fverkle-fractional";
 
 /// The byte a leaf's path is extended with to reach `C1`; `C2` is one more.
 const SUFFIX_TREE_BYTE: u8 = 2;
-
-/// One key of a verified fractional proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FractionalKey {
-    /// The shard it routes to.
-    pub shard: u16,
-    /// The stem.
-    pub stem: [u8; STEM_LEN],
-    /// The suffix.
-    pub suffix: u8,
-    /// The proven value; `None` = proven absent.
-    pub current_value: Option<[u8; 32]>,
-}
-
-impl FractionalKey {
-    /// The tree key `stem ‖ suffix`.
-    pub fn key(&self) -> [u8; 32] {
-        let mut k = [0u8; 32];
-        k[..STEM_LEN].copy_from_slice(&self.stem);
-        k[STEM_LEN] = self.suffix;
-        k
-    }
-}
-
-/// What a fractional proof proves: the result of [`verify_fractional`].
-#[derive(Clone, Debug)]
-pub struct VerifiedFractional {
-    depth: u8,
-    shards: Vec<(u16, [u8; 32])>,
-    keys: Vec<FractionalKey>,
-    openings: usize,
-}
-
-impl VerifiedFractional {
-    /// The shard depth (1 or 2).
-    pub fn depth(&self) -> u8 {
-        self.depth
-    }
-
-    /// The touched shards and their proven commitments, index ascending.
-    pub fn shards(&self) -> &[(u16, [u8; 32])] {
-        &self.shards
-    }
-
-    /// Every proven key, ascending.
-    pub fn keys(&self) -> &[FractionalKey] {
-        &self.keys
-    }
-
-    /// `Some(Some(v))` present with value `v`, `Some(None)` proven absent, `None` not covered.
-    pub fn current_value(&self, key: &[u8; 32]) -> Option<Option<&[u8; 32]>> {
-        let i = self.keys.binary_search_by(|k| k.key().cmp(key)).ok()?;
-        self.keys.get(i).map(|k| k.current_value.as_ref())
-    }
-
-    /// Number of IPA openings checked.
-    pub fn opening_count(&self) -> usize {
-        self.openings
-    }
-}
-
-/// Why a fractional proof does not verify. The checks run in the order of the variants.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum FractionalVerifyError {
-    /// The bytes are not a fractional proof in canonical form.
-    #[error("fractional proof encoding: {0}")]
-    Decode(#[from] FractionalDecodeError),
-    /// Every stem of a shard entry routes to one other shard: the entry is another shard's
-    /// proof presented under this index.
-    #[error("shard entry {entry} has index {index}, but its stems belong to shard {routes_to}")]
-    ShardIndexMismatch {
-        /// Entry position.
-        entry: usize,
-        /// The entry's index.
-        index: u16,
-        /// The shard its stems route to.
-        routes_to: u16,
-    },
-    /// A stem listed under a shard entry routes to another shard.
-    #[error("stem {stem_index} is listed under shard {index} but routes to shard {routes_to}")]
-    KeyRoutedToWrongShard {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The entry's shard index.
-        index: u16,
-        /// The shard it routes to.
-        routes_to: u16,
-    },
-    /// An extension byte has an unknown status or a depth above the shard top or beyond 31.
-    #[error(
-        "stem {stem_index}: extension byte {byte:#04x} is not a status at a depth within the shard"
-    )]
-    BadExtension {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The byte.
-        byte: u8,
-    },
-    /// A shard's commitment is the identity but a stem is not absent-empty at the shard
-    /// top, or a stem claims the shard is empty while its commitment is not the identity.
-    #[error("stem {stem_index} disagrees with the emptiness of shard {index}")]
-    EmptyShardMismatch {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The shard.
-        index: u16,
-    },
-    /// A stem proven absent carries a current value.
-    #[error("stem {stem_index} is proven absent but suffix {suffix} has a current value")]
-    AbsentStemHasValue {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The suffix.
-        suffix: u8,
-    },
-    /// A stem's path needs a node another stem placed as something else, or two present
-    /// stems claim one leaf.
-    #[error("stem {stem_index}: its path conflicts with an earlier stem's at depth {depth}")]
-    PathConflict {
-        /// Index over all stems.
-        stem_index: usize,
-        /// Depth of the conflict.
-        depth: usize,
-    },
-    /// `other_stems` does not hold one stem per absent-other leaf.
-    #[error("other_stems has {got} entries; the absent-other leaves need {expected}")]
-    OtherStemCount {
-        /// Needed.
-        expected: usize,
-        /// Given.
-        got: usize,
-    },
-    /// An other stem does not lie at its leaf's path, or is one of the proven stems.
-    #[error("other_stems[{index}] is off its leaf's path or is a proven stem")]
-    BadOtherStem {
-        /// Its index.
-        index: usize,
-    },
-    /// The commitments do not match the proven nodes below the shard tops.
-    #[error("the proof has {got} commitments; the proven paths need {expected}")]
-    CommitmentCount {
-        /// Needed (counting stops early when it exceeds `got`).
-        expected: usize,
-        /// Given.
-        got: usize,
-    },
-    /// A shard commitment, a node commitment or a multiproof point does not decode.
-    #[error("{what}[{index}] is not a Banderwagon element: {source}")]
-    BadPoint {
-        /// `"shard commitment"`, `"commitment"` or `"multiproof point"`.
-        what: &'static str,
-        /// Its index.
-        index: usize,
-        /// The decoder's reason.
-        source: DecodeError,
-    },
-    /// The multiproof's final scalar is not canonical, or a proof without openings carries
-    /// a non-zero multiproof.
-    #[error("the multiproof encoding is not canonical")]
-    BadMultiproof,
-    /// The IPA multiproof does not open the hypertrees, rooted at the given shard
-    /// commitments, to the proven values (a value, a commitment or a shard commitment —
-    /// for example a stale one — is wrong).
-    #[error("the multiproof does not prove the openings under the shard commitments")]
-    OpeningsRejected,
-    /// The coordinator multiproof has too few or too many siblings.
-    #[error("coordinator multiproof: {0}")]
-    Siblings(MerkleProofError),
-    /// The shard commitments and siblings hash to another coordinator root.
-    #[error(
-        "the shard commitments hash to coordinator root 0x{}, not 0x{}",
-        hex::encode(computed),
-        hex::encode(expected)
-    )]
-    CoordinatorRootMismatch {
-        /// What the proof hashes to.
-        computed: [u8; 32],
-        /// The trusted root.
-        expected: [u8; 32],
-    },
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Draft {
