@@ -68,20 +68,178 @@ pub fn verify_fractional(
 ) -> Result<VerifiedFractional, FractionalVerifyError> {
     use FractionalVerifyError as E;
     let d = usize::from(proof.depth());
-    let route = |stem: &[u8; STEM_LEN]| -> u16 {
-        if d == 1 {
-            u16::from(stem[0])
-        } else {
-            u16::from_be_bytes([stem[0], stem[1]])
-        }
-    };
+    check_routing(proof, d)?;
+    let nodes = shapes(proof, d)?;
 
+    // 4. Points: shard commitments, node commitments, then the multiproof.
+    let shard_encodings: Vec<&[u8; 32]> = (0..proof.shard_count())
+        .filter_map(|i| proof.shard(i).map(|(_, c)| c))
+        .collect();
+    let node_encodings: Vec<&[u8; 32]> = proof.commitments().collect();
+    let decode = |list: &[&[u8; 32]], what: &'static str| -> Result<Vec<Element>, E> {
+        list.iter()
+            .enumerate()
+            .map(|(index, c)| {
+                Element::from_bytes(*c).map_err(|source| E::BadPoint {
+                    what,
+                    index,
+                    source,
+                })
+            })
+            .collect()
+    };
+    let shard_points = decode(&shard_encodings, "shard commitment")?;
+    let node_points = decode(&node_encodings, "commitment")?;
+    let shard_fields = Element::par_batch_map_to_scalar_field(&shard_points);
+    let node_fields = Element::par_batch_map_to_scalar_field(&node_points);
+
+    // 5. Openings in (path, z) order.
+    let ordered: Vec<(NodePath, Node, Option<Committed>)> = {
+        let mut next = 0usize;
+        nodes
+            .into_iter()
+            .map(|(path, n)| {
+                let c = match (n.top, n.draft) {
+                    (_, Draft::Empty) => None,
+                    (Some(entry), _) => shard_points
+                        .get(entry)
+                        .zip(shard_fields.get(entry))
+                        .zip(shard_encodings.get(entry))
+                        .map(|((p, f), e)| (*p, *f, **e)),
+                    (None, _) => {
+                        let i = next;
+                        next += 1;
+                        node_points
+                            .get(i)
+                            .zip(node_fields.get(i))
+                            .zip(node_encodings.get(i))
+                            .map(|((p, f), e)| (*p, *f, **e))
+                    }
+                };
+                (path, n, c)
+            })
+            .collect()
+    };
+    let field_at = |path: Option<NodePath>| -> Fr {
+        path.and_then(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).ok())
+            .and_then(|i| ordered.get(i))
+            .and_then(|(_, _, c)| c.map(|(_, f, _)| f))
+            .unwrap_or_else(Fr::zero)
+    };
+    // Each opened node's commitment once, the openings referring to it by index.
+    let mut commitments: Vec<Element> = Vec::new();
+    let mut encodings: Vec<[u8; 32]> = Vec::new();
+    let mut openings: Vec<Opening> = Vec::new();
+    for (path, n, c) in &ordered {
+        let Some((commitment, _, enc)) = *c else {
+            continue;
+        };
+        // A proof's node count fits its 16-bit fields.
+        let index = u32::try_from(commitments.len()).expect("fewer than 2^32 nodes");
+        let opened_before = openings.len();
+        let mut open = |point: u8, result: Fr| {
+            openings.push(Opening {
+                commitment: index,
+                point,
+                result,
+            });
+        };
+        match n.draft {
+            Draft::Internal { children } => {
+                for z in 0..=255u8 {
+                    if children[usize::from(z >> 6)] & (1 << (z & 63)) != 0 {
+                        open(z, field_at(path.child(z)));
+                    }
+                }
+            }
+            Draft::Leaf { stem, .. } => {
+                let Some(stem) = stem else { continue };
+                open(0, Fr::one());
+                open(1, stem_field(&stem));
+                for b in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
+                    let child = path.child(b);
+                    if child
+                        .is_some_and(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).is_ok())
+                    {
+                        open(b, field_at(child));
+                    }
+                }
+            }
+            Draft::SuffixTree { stem_index } => {
+                let high = path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
+                for (suffix, value) in proof.suffixes(stem_index) {
+                    if (suffix >= 128) != high {
+                        continue;
+                    }
+                    let (low, hi) = value_halves(value);
+                    let z = 2 * (suffix % 128);
+                    open(z, low);
+                    open(z + 1, hi);
+                }
+            }
+            Draft::Empty => {}
+        }
+        if openings.len() > opened_before {
+            commitments.push(commitment);
+            encodings.push(enc);
+        }
+    }
+
+    // 6. The IPA multiproof.
+    let mp = proof.multiproof();
+    if openings.is_empty() {
+        if mp.iter().any(|&b| b != 0) {
+            return Err(E::BadMultiproof);
+        }
+    } else {
+        let multiproof = MultiProof::from_bytes(mp).map_err(|e| match e {
+            ipa::ProofDecodeError::BadPoint { index, source } => E::BadPoint {
+                what: "multiproof point",
+                index,
+                source,
+            },
+            _ => E::BadMultiproof,
+        })?;
+        multiproof
+            .verify_openings(
+                Crs::eip6800(),
+                &mut Transcript::new(TRANSCRIPT_LABEL),
+                &commitments,
+                &encodings,
+                &openings,
+            )
+            .map_err(|_| E::OpeningsRejected)?;
+    }
+
+    check_coordinator(proof, coordinator_root)?;
+    Ok(VerifiedFractional {
+        depth: proof.depth(),
+        shards: (0..proof.shard_count())
+            .filter_map(|i| proof.shard(i).map(|(x, c)| (x, *c)))
+            .collect(),
+        keys: proven_keys(proof),
+        openings: openings.len(),
+    })
+}
+
+/// The shard a stem routes to at shard depth `d` (§1).
+fn route(d: usize, stem: &[u8; STEM_LEN]) -> u16 {
+    if d == 1 {
+        u16::from(stem[0])
+    } else {
+        u16::from_be_bytes([stem[0], stem[1]])
+    }
+}
+
+/// F-ROUTE: every stem of an entry routes to the entry's shard.
+fn check_routing(proof: &FractionalProof, d: usize) -> Result<(), FractionalVerifyError> {
+    use FractionalVerifyError as E;
     // 1. Routing.
     for (entry, s) in proof.shards.iter().enumerate() {
         let stems = s.first_stem..s.first_stem + s.stem_count;
         let routes: Vec<u16> = stems
             .clone()
-            .filter_map(|i| proof.stem(i).map(|(st, _)| route(st)))
+            .filter_map(|i| proof.stem(i).map(|(st, _)| route(d, st)))
             .collect();
         let first = routes.first().copied().unwrap_or(s.index);
         if first != s.index && routes.iter().all(|&r| r == first) {
@@ -99,7 +257,16 @@ pub fn verify_fractional(
             });
         }
     }
+    Ok(())
+}
 
+/// F-SHAPE: the proven nodes below (and at) the shard tops, in path order, each leaf reached
+/// only by absent-other stems given its stem from `other_stems`.
+fn shapes(
+    proof: &FractionalProof,
+    d: usize,
+) -> Result<BTreeMap<NodePath, Node>, FractionalVerifyError> {
+    use FractionalVerifyError as E;
     // 2. Shapes.
     let limit = proof.commitments().len();
     let mut nodes: BTreeMap<NodePath, Node> = BTreeMap::new();
@@ -280,147 +447,15 @@ pub fn verify_fractional(
             *st = Some(*other);
         }
     }
+    Ok(nodes)
+}
 
-    // 4. Points: shard commitments, node commitments, then the multiproof.
-    let shard_encodings: Vec<&[u8; 32]> = (0..proof.shard_count())
-        .filter_map(|i| proof.shard(i).map(|(_, c)| c))
-        .collect();
-    let node_encodings: Vec<&[u8; 32]> = proof.commitments().collect();
-    let decode = |list: &[&[u8; 32]], what: &'static str| -> Result<Vec<Element>, E> {
-        list.iter()
-            .enumerate()
-            .map(|(index, c)| {
-                Element::from_bytes(*c).map_err(|source| E::BadPoint {
-                    what,
-                    index,
-                    source,
-                })
-            })
-            .collect()
-    };
-    let shard_points = decode(&shard_encodings, "shard commitment")?;
-    let node_points = decode(&node_encodings, "commitment")?;
-    let shard_fields = Element::par_batch_map_to_scalar_field(&shard_points);
-    let node_fields = Element::par_batch_map_to_scalar_field(&node_points);
-
-    // 5. Openings in (path, z) order.
-    let ordered: Vec<(NodePath, Node, Option<Committed>)> = {
-        let mut next = 0usize;
-        nodes
-            .into_iter()
-            .map(|(path, n)| {
-                let c = match (n.top, n.draft) {
-                    (_, Draft::Empty) => None,
-                    (Some(entry), _) => shard_points
-                        .get(entry)
-                        .zip(shard_fields.get(entry))
-                        .zip(shard_encodings.get(entry))
-                        .map(|((p, f), e)| (*p, *f, **e)),
-                    (None, _) => {
-                        let i = next;
-                        next += 1;
-                        node_points
-                            .get(i)
-                            .zip(node_fields.get(i))
-                            .zip(node_encodings.get(i))
-                            .map(|((p, f), e)| (*p, *f, **e))
-                    }
-                };
-                (path, n, c)
-            })
-            .collect()
-    };
-    let field_at = |path: Option<NodePath>| -> Fr {
-        path.and_then(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).ok())
-            .and_then(|i| ordered.get(i))
-            .and_then(|(_, _, c)| c.map(|(_, f, _)| f))
-            .unwrap_or_else(Fr::zero)
-    };
-    // Each opened node's commitment once, the openings referring to it by index.
-    let mut commitments: Vec<Element> = Vec::new();
-    let mut encodings: Vec<[u8; 32]> = Vec::new();
-    let mut openings: Vec<Opening> = Vec::new();
-    for (path, n, c) in &ordered {
-        let Some((commitment, _, enc)) = *c else {
-            continue;
-        };
-        // A proof's node count fits its 16-bit fields.
-        let index = u32::try_from(commitments.len()).expect("fewer than 2^32 nodes");
-        let opened_before = openings.len();
-        let mut open = |point: u8, result: Fr| {
-            openings.push(Opening {
-                commitment: index,
-                point,
-                result,
-            });
-        };
-        match n.draft {
-            Draft::Internal { children } => {
-                for z in 0..=255u8 {
-                    if children[usize::from(z >> 6)] & (1 << (z & 63)) != 0 {
-                        open(z, field_at(path.child(z)));
-                    }
-                }
-            }
-            Draft::Leaf { stem, .. } => {
-                let Some(stem) = stem else { continue };
-                open(0, Fr::one());
-                open(1, stem_field(&stem));
-                for b in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
-                    let child = path.child(b);
-                    if child
-                        .is_some_and(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).is_ok())
-                    {
-                        open(b, field_at(child));
-                    }
-                }
-            }
-            Draft::SuffixTree { stem_index } => {
-                let high = path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
-                for (suffix, value) in proof.suffixes(stem_index) {
-                    if (suffix >= 128) != high {
-                        continue;
-                    }
-                    let (low, hi) = value_halves(value);
-                    let z = 2 * (suffix % 128);
-                    open(z, low);
-                    open(z + 1, hi);
-                }
-            }
-            Draft::Empty => {}
-        }
-        if openings.len() > opened_before {
-            commitments.push(commitment);
-            encodings.push(enc);
-        }
-    }
-
-    // 6. The IPA multiproof.
-    let mp = proof.multiproof();
-    if openings.is_empty() {
-        if mp.iter().any(|&b| b != 0) {
-            return Err(E::BadMultiproof);
-        }
-    } else {
-        let multiproof = MultiProof::from_bytes(mp).map_err(|e| match e {
-            ipa::ProofDecodeError::BadPoint { index, source } => E::BadPoint {
-                what: "multiproof point",
-                index,
-                source,
-            },
-            _ => E::BadMultiproof,
-        })?;
-        multiproof
-            .verify_openings(
-                Crs::eip6800(),
-                &mut Transcript::new(TRANSCRIPT_LABEL),
-                &commitments,
-                &encodings,
-                &openings,
-            )
-            .map_err(|_| E::OpeningsRejected)?;
-    }
-
+/// F-COORD: the shard commitments under the coordinator root.
+fn check_coordinator(
+    proof: &FractionalProof,
+    coordinator_root: &[u8; 32],
+) -> Result<(), FractionalVerifyError> {
+    use FractionalVerifyError as E;
     // 7. The shard commitments under the coordinator root.
     let leaves: Vec<(u32, [u8; 32])> = (0..proof.shard_count())
         .filter_map(|i| proof.shard(i))
@@ -442,7 +477,11 @@ pub fn verify_fractional(
             expected: *coordinator_root,
         });
     }
+    Ok(())
+}
 
+/// Every proven key with its value, in proof order.
+fn proven_keys(proof: &FractionalProof) -> Vec<FractionalKey> {
     let mut keys = Vec::with_capacity(proof.diffs.len());
     for s in &proof.shards {
         for stem_index in s.first_stem..s.first_stem + s.stem_count {
@@ -457,12 +496,5 @@ pub fn verify_fractional(
             }));
         }
     }
-    Ok(VerifiedFractional {
-        depth: proof.depth(),
-        shards: (0..proof.shard_count())
-            .filter_map(|i| proof.shard(i).map(|(x, c)| (x, *c)))
-            .collect(),
-        keys,
-        openings: openings.len(),
-    })
+    keys
 }
