@@ -19,7 +19,11 @@
 //! ```
 
 pub mod coordinator;
+mod decode_error;
+mod owned;
+mod result;
 mod verify;
+mod verify_error;
 mod wire;
 
 pub use verify::{

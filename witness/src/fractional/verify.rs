@@ -6,12 +6,14 @@ use alloc::collections::btree_map::Entry;
 use alloc::collections::BTreeMap;
 
 use banderwagon::arith::{One, Zero};
-use banderwagon::{DecodeError, Element, Fr};
+use banderwagon::{Element, Fr};
 use bytes::Bytes;
 use ipa::{Crs, MultiProof, Opening, Transcript};
 
 use super::coordinator::{fold_multiproof, leaf_hash, MerkleProofError};
-use super::wire::{FractionalDecodeError, FractionalProof};
+pub use super::result::{FractionalKey, VerifiedFractional};
+pub use super::verify_error::FractionalVerifyError;
+use super::wire::FractionalProof;
 use crate::leaf::{stem_field, value_halves};
 use crate::preset::{EXT_STATUS_ABSENT_EMPTY, EXT_STATUS_PRESENT, STEM_LEN};
 use crate::verify::NodePath;
@@ -21,188 +23,6 @@ pub const TRANSCRIPT_LABEL: &[u8] = b"fverkle-fractional";
 
 /// The byte a leaf's path is extended with to reach `C1`; `C2` is one more.
 const SUFFIX_TREE_BYTE: u8 = 2;
-
-/// One key of a verified fractional proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FractionalKey {
-    /// The shard it routes to.
-    pub shard: u16,
-    /// The stem.
-    pub stem: [u8; STEM_LEN],
-    /// The suffix.
-    pub suffix: u8,
-    /// The proven value; `None` = proven absent.
-    pub current_value: Option<[u8; 32]>,
-}
-
-impl FractionalKey {
-    /// The tree key `stem ‖ suffix`.
-    pub fn key(&self) -> [u8; 32] {
-        let mut k = [0u8; 32];
-        k[..STEM_LEN].copy_from_slice(&self.stem);
-        k[STEM_LEN] = self.suffix;
-        k
-    }
-}
-
-/// What a fractional proof proves: the result of [`verify_fractional`].
-#[derive(Clone, Debug)]
-pub struct VerifiedFractional {
-    depth: u8,
-    shards: Vec<(u16, [u8; 32])>,
-    keys: Vec<FractionalKey>,
-    openings: usize,
-}
-
-impl VerifiedFractional {
-    /// The shard depth (1 or 2).
-    pub fn depth(&self) -> u8 {
-        self.depth
-    }
-
-    /// The touched shards and their proven commitments, index ascending.
-    pub fn shards(&self) -> &[(u16, [u8; 32])] {
-        &self.shards
-    }
-
-    /// Every proven key, ascending.
-    pub fn keys(&self) -> &[FractionalKey] {
-        &self.keys
-    }
-
-    /// `Some(Some(v))` present with value `v`, `Some(None)` proven absent, `None` not covered.
-    pub fn current_value(&self, key: &[u8; 32]) -> Option<Option<&[u8; 32]>> {
-        let i = self.keys.binary_search_by(|k| k.key().cmp(key)).ok()?;
-        self.keys.get(i).map(|k| k.current_value.as_ref())
-    }
-
-    /// Number of IPA openings checked.
-    pub fn opening_count(&self) -> usize {
-        self.openings
-    }
-}
-
-/// Why a fractional proof does not verify. The checks run in the order of the variants.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum FractionalVerifyError {
-    /// The bytes are not a fractional proof in canonical form.
-    #[error("fractional proof encoding: {0}")]
-    Decode(#[from] FractionalDecodeError),
-    /// Every stem of a shard entry routes to one other shard: the entry is another shard's
-    /// proof presented under this index.
-    #[error("shard entry {entry} has index {index}, but its stems belong to shard {routes_to}")]
-    ShardIndexMismatch {
-        /// Entry position.
-        entry: usize,
-        /// The entry's index.
-        index: u16,
-        /// The shard its stems route to.
-        routes_to: u16,
-    },
-    /// A stem listed under a shard entry routes to another shard.
-    #[error("stem {stem_index} is listed under shard {index} but routes to shard {routes_to}")]
-    KeyRoutedToWrongShard {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The entry's shard index.
-        index: u16,
-        /// The shard it routes to.
-        routes_to: u16,
-    },
-    /// An extension byte has an unknown status or a depth above the shard top or beyond 31.
-    #[error(
-        "stem {stem_index}: extension byte {byte:#04x} is not a status at a depth within the shard"
-    )]
-    BadExtension {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The byte.
-        byte: u8,
-    },
-    /// A shard's commitment is the identity but a stem is not absent-empty at the shard
-    /// top, or a stem claims the shard is empty while its commitment is not the identity.
-    #[error("stem {stem_index} disagrees with the emptiness of shard {index}")]
-    EmptyShardMismatch {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The shard.
-        index: u16,
-    },
-    /// A stem proven absent carries a current value.
-    #[error("stem {stem_index} is proven absent but suffix {suffix} has a current value")]
-    AbsentStemHasValue {
-        /// Index over all stems.
-        stem_index: usize,
-        /// The suffix.
-        suffix: u8,
-    },
-    /// A stem's path needs a node another stem placed as something else, or two present
-    /// stems claim one leaf.
-    #[error("stem {stem_index}: its path conflicts with an earlier stem's at depth {depth}")]
-    PathConflict {
-        /// Index over all stems.
-        stem_index: usize,
-        /// Depth of the conflict.
-        depth: usize,
-    },
-    /// `other_stems` does not hold one stem per absent-other leaf.
-    #[error("other_stems has {got} entries; the absent-other leaves need {expected}")]
-    OtherStemCount {
-        /// Needed.
-        expected: usize,
-        /// Given.
-        got: usize,
-    },
-    /// An other stem does not lie at its leaf's path, or is one of the proven stems.
-    #[error("other_stems[{index}] is off its leaf's path or is a proven stem")]
-    BadOtherStem {
-        /// Its index.
-        index: usize,
-    },
-    /// The commitments do not match the proven nodes below the shard tops.
-    #[error("the proof has {got} commitments; the proven paths need {expected}")]
-    CommitmentCount {
-        /// Needed (counting stops early when it exceeds `got`).
-        expected: usize,
-        /// Given.
-        got: usize,
-    },
-    /// A shard commitment, a node commitment or a multiproof point does not decode.
-    #[error("{what}[{index}] is not a Banderwagon element: {source}")]
-    BadPoint {
-        /// `"shard commitment"`, `"commitment"` or `"multiproof point"`.
-        what: &'static str,
-        /// Its index.
-        index: usize,
-        /// The decoder's reason.
-        source: DecodeError,
-    },
-    /// The multiproof's final scalar is not canonical, or a proof without openings carries
-    /// a non-zero multiproof.
-    #[error("the multiproof encoding is not canonical")]
-    BadMultiproof,
-    /// The IPA multiproof does not open the hypertrees, rooted at the given shard
-    /// commitments, to the proven values (a value, a commitment or a shard commitment —
-    /// for example a stale one — is wrong).
-    #[error("the multiproof does not prove the openings under the shard commitments")]
-    OpeningsRejected,
-    /// The coordinator multiproof has too few or too many siblings.
-    #[error("coordinator multiproof: {0}")]
-    Siblings(MerkleProofError),
-    /// The shard commitments and siblings hash to another coordinator root.
-    #[error(
-        "the shard commitments hash to coordinator root 0x{}, not 0x{}",
-        hex::encode(computed),
-        hex::encode(expected)
-    )]
-    CoordinatorRootMismatch {
-        /// What the proof hashes to.
-        computed: [u8; 32],
-        /// The trusted root.
-        expected: [u8; 32],
-    },
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Draft {
@@ -248,20 +68,178 @@ pub fn verify_fractional(
 ) -> Result<VerifiedFractional, FractionalVerifyError> {
     use FractionalVerifyError as E;
     let d = usize::from(proof.depth());
-    let route = |stem: &[u8; STEM_LEN]| -> u16 {
-        if d == 1 {
-            u16::from(stem[0])
-        } else {
-            u16::from_be_bytes([stem[0], stem[1]])
-        }
-    };
+    check_routing(proof, d)?;
+    let nodes = shapes(proof, d)?;
 
+    // 4. Points: shard commitments, node commitments, then the multiproof.
+    let shard_encodings: Vec<&[u8; 32]> = (0..proof.shard_count())
+        .filter_map(|i| proof.shard(i).map(|(_, c)| c))
+        .collect();
+    let node_encodings: Vec<&[u8; 32]> = proof.commitments().collect();
+    let decode = |list: &[&[u8; 32]], what: &'static str| -> Result<Vec<Element>, E> {
+        list.iter()
+            .enumerate()
+            .map(|(index, c)| {
+                Element::from_bytes(*c).map_err(|source| E::BadPoint {
+                    what,
+                    index,
+                    source,
+                })
+            })
+            .collect()
+    };
+    let shard_points = decode(&shard_encodings, "shard commitment")?;
+    let node_points = decode(&node_encodings, "commitment")?;
+    let shard_fields = Element::par_batch_map_to_scalar_field(&shard_points);
+    let node_fields = Element::par_batch_map_to_scalar_field(&node_points);
+
+    // 5. Openings in (path, z) order.
+    let ordered: Vec<(NodePath, Node, Option<Committed>)> = {
+        let mut next = 0usize;
+        nodes
+            .into_iter()
+            .map(|(path, n)| {
+                let c = match (n.top, n.draft) {
+                    (_, Draft::Empty) => None,
+                    (Some(entry), _) => shard_points
+                        .get(entry)
+                        .zip(shard_fields.get(entry))
+                        .zip(shard_encodings.get(entry))
+                        .map(|((p, f), e)| (*p, *f, **e)),
+                    (None, _) => {
+                        let i = next;
+                        next += 1;
+                        node_points
+                            .get(i)
+                            .zip(node_fields.get(i))
+                            .zip(node_encodings.get(i))
+                            .map(|((p, f), e)| (*p, *f, **e))
+                    }
+                };
+                (path, n, c)
+            })
+            .collect()
+    };
+    let field_at = |path: Option<NodePath>| -> Fr {
+        path.and_then(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).ok())
+            .and_then(|i| ordered.get(i))
+            .and_then(|(_, _, c)| c.map(|(_, f, _)| f))
+            .unwrap_or_else(Fr::zero)
+    };
+    // Each opened node's commitment once, the openings referring to it by index.
+    let mut commitments: Vec<Element> = Vec::new();
+    let mut encodings: Vec<[u8; 32]> = Vec::new();
+    let mut openings: Vec<Opening> = Vec::new();
+    for (path, n, c) in &ordered {
+        let Some((commitment, _, enc)) = *c else {
+            continue;
+        };
+        // A proof's node count fits its 16-bit fields.
+        let index = u32::try_from(commitments.len()).expect("fewer than 2^32 nodes");
+        let opened_before = openings.len();
+        let mut open = |point: u8, result: Fr| {
+            openings.push(Opening {
+                commitment: index,
+                point,
+                result,
+            });
+        };
+        match n.draft {
+            Draft::Internal { children } => {
+                for z in 0..=255u8 {
+                    if children[usize::from(z >> 6)] & (1 << (z & 63)) != 0 {
+                        open(z, field_at(path.child(z)));
+                    }
+                }
+            }
+            Draft::Leaf { stem, .. } => {
+                let Some(stem) = stem else { continue };
+                open(0, Fr::one());
+                open(1, stem_field(&stem));
+                for b in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
+                    let child = path.child(b);
+                    if child
+                        .is_some_and(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).is_ok())
+                    {
+                        open(b, field_at(child));
+                    }
+                }
+            }
+            Draft::SuffixTree { stem_index } => {
+                let high = path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
+                for (suffix, value) in proof.suffixes(stem_index) {
+                    if (suffix >= 128) != high {
+                        continue;
+                    }
+                    let (low, hi) = value_halves(value);
+                    let z = 2 * (suffix % 128);
+                    open(z, low);
+                    open(z + 1, hi);
+                }
+            }
+            Draft::Empty => {}
+        }
+        if openings.len() > opened_before {
+            commitments.push(commitment);
+            encodings.push(enc);
+        }
+    }
+
+    // 6. The IPA multiproof.
+    let mp = proof.multiproof();
+    if openings.is_empty() {
+        if mp.iter().any(|&b| b != 0) {
+            return Err(E::BadMultiproof);
+        }
+    } else {
+        let multiproof = MultiProof::from_bytes(mp).map_err(|e| match e {
+            ipa::ProofDecodeError::BadPoint { index, source } => E::BadPoint {
+                what: "multiproof point",
+                index,
+                source,
+            },
+            _ => E::BadMultiproof,
+        })?;
+        multiproof
+            .verify_openings(
+                Crs::eip6800(),
+                &mut Transcript::new(TRANSCRIPT_LABEL),
+                &commitments,
+                &encodings,
+                &openings,
+            )
+            .map_err(|_| E::OpeningsRejected)?;
+    }
+
+    check_coordinator(proof, coordinator_root)?;
+    Ok(VerifiedFractional {
+        depth: proof.depth(),
+        shards: (0..proof.shard_count())
+            .filter_map(|i| proof.shard(i).map(|(x, c)| (x, *c)))
+            .collect(),
+        keys: proven_keys(proof),
+        openings: openings.len(),
+    })
+}
+
+/// The shard a stem routes to at shard depth `d` (§1).
+fn route(d: usize, stem: &[u8; STEM_LEN]) -> u16 {
+    if d == 1 {
+        u16::from(stem[0])
+    } else {
+        u16::from_be_bytes([stem[0], stem[1]])
+    }
+}
+
+/// F-ROUTE: every stem of an entry routes to the entry's shard.
+fn check_routing(proof: &FractionalProof, d: usize) -> Result<(), FractionalVerifyError> {
+    use FractionalVerifyError as E;
     // 1. Routing.
     for (entry, s) in proof.shards.iter().enumerate() {
         let stems = s.first_stem..s.first_stem + s.stem_count;
         let routes: Vec<u16> = stems
             .clone()
-            .filter_map(|i| proof.stem(i).map(|(st, _)| route(st)))
+            .filter_map(|i| proof.stem(i).map(|(st, _)| route(d, st)))
             .collect();
         let first = routes.first().copied().unwrap_or(s.index);
         if first != s.index && routes.iter().all(|&r| r == first) {
@@ -279,7 +257,16 @@ pub fn verify_fractional(
             });
         }
     }
+    Ok(())
+}
 
+/// F-SHAPE: the proven nodes below (and at) the shard tops, in path order, each leaf reached
+/// only by absent-other stems given its stem from `other_stems`.
+fn shapes(
+    proof: &FractionalProof,
+    d: usize,
+) -> Result<BTreeMap<NodePath, Node>, FractionalVerifyError> {
+    use FractionalVerifyError as E;
     // 2. Shapes.
     let limit = proof.commitments().len();
     let mut nodes: BTreeMap<NodePath, Node> = BTreeMap::new();
@@ -460,147 +447,15 @@ pub fn verify_fractional(
             *st = Some(*other);
         }
     }
+    Ok(nodes)
+}
 
-    // 4. Points: shard commitments, node commitments, then the multiproof.
-    let shard_encodings: Vec<&[u8; 32]> = (0..proof.shard_count())
-        .filter_map(|i| proof.shard(i).map(|(_, c)| c))
-        .collect();
-    let node_encodings: Vec<&[u8; 32]> = proof.commitments().collect();
-    let decode = |list: &[&[u8; 32]], what: &'static str| -> Result<Vec<Element>, E> {
-        list.iter()
-            .enumerate()
-            .map(|(index, c)| {
-                Element::from_bytes(*c).map_err(|source| E::BadPoint {
-                    what,
-                    index,
-                    source,
-                })
-            })
-            .collect()
-    };
-    let shard_points = decode(&shard_encodings, "shard commitment")?;
-    let node_points = decode(&node_encodings, "commitment")?;
-    let shard_fields = Element::par_batch_map_to_scalar_field(&shard_points);
-    let node_fields = Element::par_batch_map_to_scalar_field(&node_points);
-
-    // 5. Openings in (path, z) order.
-    let ordered: Vec<(NodePath, Node, Option<Committed>)> = {
-        let mut next = 0usize;
-        nodes
-            .into_iter()
-            .map(|(path, n)| {
-                let c = match (n.top, n.draft) {
-                    (_, Draft::Empty) => None,
-                    (Some(entry), _) => shard_points
-                        .get(entry)
-                        .zip(shard_fields.get(entry))
-                        .zip(shard_encodings.get(entry))
-                        .map(|((p, f), e)| (*p, *f, **e)),
-                    (None, _) => {
-                        let i = next;
-                        next += 1;
-                        node_points
-                            .get(i)
-                            .zip(node_fields.get(i))
-                            .zip(node_encodings.get(i))
-                            .map(|((p, f), e)| (*p, *f, **e))
-                    }
-                };
-                (path, n, c)
-            })
-            .collect()
-    };
-    let field_at = |path: Option<NodePath>| -> Fr {
-        path.and_then(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).ok())
-            .and_then(|i| ordered.get(i))
-            .and_then(|(_, _, c)| c.map(|(_, f, _)| f))
-            .unwrap_or_else(Fr::zero)
-    };
-    // Each opened node's commitment once, the openings referring to it by index.
-    let mut commitments: Vec<Element> = Vec::new();
-    let mut encodings: Vec<[u8; 32]> = Vec::new();
-    let mut openings: Vec<Opening> = Vec::new();
-    for (path, n, c) in &ordered {
-        let Some((commitment, _, enc)) = *c else {
-            continue;
-        };
-        // A proof's node count fits its 16-bit fields.
-        let index = u32::try_from(commitments.len()).expect("fewer than 2^32 nodes");
-        let opened_before = openings.len();
-        let mut open = |point: u8, result: Fr| {
-            openings.push(Opening {
-                commitment: index,
-                point,
-                result,
-            });
-        };
-        match n.draft {
-            Draft::Internal { children } => {
-                for z in 0..=255u8 {
-                    if children[usize::from(z >> 6)] & (1 << (z & 63)) != 0 {
-                        open(z, field_at(path.child(z)));
-                    }
-                }
-            }
-            Draft::Leaf { stem, .. } => {
-                let Some(stem) = stem else { continue };
-                open(0, Fr::one());
-                open(1, stem_field(&stem));
-                for b in [SUFFIX_TREE_BYTE, SUFFIX_TREE_BYTE + 1] {
-                    let child = path.child(b);
-                    if child
-                        .is_some_and(|p| ordered.binary_search_by(|(q, _, _)| q.cmp(&p)).is_ok())
-                    {
-                        open(b, field_at(child));
-                    }
-                }
-            }
-            Draft::SuffixTree { stem_index } => {
-                let high = path.as_bytes().last() == Some(&(SUFFIX_TREE_BYTE + 1));
-                for (suffix, value) in proof.suffixes(stem_index) {
-                    if (suffix >= 128) != high {
-                        continue;
-                    }
-                    let (low, hi) = value_halves(value);
-                    let z = 2 * (suffix % 128);
-                    open(z, low);
-                    open(z + 1, hi);
-                }
-            }
-            Draft::Empty => {}
-        }
-        if openings.len() > opened_before {
-            commitments.push(commitment);
-            encodings.push(enc);
-        }
-    }
-
-    // 6. The IPA multiproof.
-    let mp = proof.multiproof();
-    if openings.is_empty() {
-        if mp.iter().any(|&b| b != 0) {
-            return Err(E::BadMultiproof);
-        }
-    } else {
-        let multiproof = MultiProof::from_bytes(mp).map_err(|e| match e {
-            ipa::ProofDecodeError::BadPoint { index, source } => E::BadPoint {
-                what: "multiproof point",
-                index,
-                source,
-            },
-            _ => E::BadMultiproof,
-        })?;
-        multiproof
-            .verify_openings(
-                Crs::eip6800(),
-                &mut Transcript::new(TRANSCRIPT_LABEL),
-                &commitments,
-                &encodings,
-                &openings,
-            )
-            .map_err(|_| E::OpeningsRejected)?;
-    }
-
+/// F-COORD: the shard commitments under the coordinator root.
+fn check_coordinator(
+    proof: &FractionalProof,
+    coordinator_root: &[u8; 32],
+) -> Result<(), FractionalVerifyError> {
+    use FractionalVerifyError as E;
     // 7. The shard commitments under the coordinator root.
     let leaves: Vec<(u32, [u8; 32])> = (0..proof.shard_count())
         .filter_map(|i| proof.shard(i))
@@ -622,7 +477,11 @@ pub fn verify_fractional(
             expected: *coordinator_root,
         });
     }
+    Ok(())
+}
 
+/// Every proven key with its value, in proof order.
+fn proven_keys(proof: &FractionalProof) -> Vec<FractionalKey> {
     let mut keys = Vec::with_capacity(proof.diffs.len());
     for s in &proof.shards {
         for stem_index in s.first_stem..s.first_stem + s.stem_count {
@@ -637,12 +496,5 @@ pub fn verify_fractional(
             }));
         }
     }
-    Ok(VerifiedFractional {
-        depth: proof.depth(),
-        shards: (0..proof.shard_count())
-            .filter_map(|i| proof.shard(i).map(|(x, c)| (x, *c)))
-            .collect(),
-        keys,
-        openings: openings.len(),
-    })
+    keys
 }
