@@ -12,6 +12,7 @@ mod json_variants;
 mod mutants;
 mod mutate;
 mod props;
+mod readme;
 mod vectors;
 mod verify;
 mod verify_props;
