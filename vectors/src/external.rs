@@ -108,7 +108,7 @@ pub fn check_impl(
         crate::runner::collect(p, &mut files)?;
     }
     let mut report = ImplReport::default();
-    let mut session: Option<Session> = None;
+    let mut adapter: Option<Adapter> = None;
     for file in files {
         let doc = match suite_document(&file)? {
             Ok(doc) => doc,
@@ -123,7 +123,7 @@ pub fn check_impl(
             let name = case.get("name").and_then(Value::as_str).unwrap_or("");
             let request = json!({"kind": kind, "name": name, "input": case.get("input")});
             let answer = if config.persistent {
-                ask_persistent(&mut session, config, &request)?
+                ask_persistent(&mut adapter, config, &request)?
             } else {
                 ask_once(config, &request)?
             };
@@ -141,7 +141,7 @@ pub fn check_impl(
             report.cases.push(r);
         }
     }
-    if let Some(s) = session {
+    if let Some(s) = adapter {
         s.finish();
     }
     Ok(report)
@@ -371,15 +371,15 @@ fn ask_once(config: &ImplConfig, request: &Value) -> Result<Result<Value, String
 }
 
 /// A running implementation in persistent mode.
-struct Session {
+struct Adapter {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
 }
 
-impl Session {
-    fn start(command: &str) -> Result<Result<Session, String>, VectorError> {
+impl Adapter {
+    fn start(command: &str) -> Result<Result<Adapter, String>, VectorError> {
         let mut child = spawn(command, true)?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -396,7 +396,7 @@ impl Session {
                 }
             }
         });
-        Ok(Ok(Session {
+        Ok(Ok(Adapter {
             child,
             stdin,
             lines: rx,
@@ -429,9 +429,9 @@ impl Session {
         }
     }
 
-    /// Ends the session: end of input, then a short wait before the process is killed.
+    /// Stops the adapter: end of input, then a short wait before the process is killed.
     fn finish(self) {
-        let Session {
+        let Adapter {
             mut child, stdin, ..
         } = self;
         drop(stdin);
@@ -447,25 +447,25 @@ impl Session {
     }
 }
 
-/// Asks through the persistent session, starting it when needed and restarting it after a
+/// Asks the persistent adapter process, starting it when needed and restarting it after a
 /// failed answer (a crashed or desynchronised process cannot answer the next case).
 fn ask_persistent(
-    session: &mut Option<Session>,
+    adapter: &mut Option<Adapter>,
     config: &ImplConfig,
     request: &Value,
 ) -> Result<Result<Value, String>, VectorError> {
-    if session.is_none() {
-        match Session::start(&config.command)? {
-            Ok(s) => *session = Some(s),
+    if adapter.is_none() {
+        match Adapter::start(&config.command)? {
+            Ok(s) => *adapter = Some(s),
             Err(reason) => return Ok(Err(reason)),
         }
     }
-    let Some(s) = session.as_mut() else {
+    let Some(s) = adapter.as_mut() else {
         return Ok(Err("the implementation is not running".into()));
     };
     let answer = s.ask(request, config.timeout);
     if answer.is_err() {
-        if let Some(s) = session.take() {
+        if let Some(s) = adapter.take() {
             let mut child = s.child;
             let _ = child.kill();
             let _ = child.wait();
