@@ -24,7 +24,7 @@ use fractional::{ShardConfig, ShardedTree};
 use sha2::{Digest, Sha256};
 use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
-use witness::fractional::{verify_fractional, FractionalProof};
+use witness::fractional::{verify_fractional, Anchor, FractionalProof};
 
 const BLOCK: u32 = 10_000;
 const BUILD_CHUNK: u32 = 100_000;
@@ -205,39 +205,80 @@ fn coordinator_bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// `count` keys of the state: spread over it (every key its own stem, as a block's accounts
+/// are), or clustered (256 suffixes of each stem of the first `count / 256 + 1` state keys,
+/// as one account's slots are).
+fn proof_keys(count: u32, clustered: bool) -> Vec<([u8; 32], Option<[u8; 32]>)> {
+    (0..count)
+        .map(|i| {
+            let key = if clustered {
+                let mut k = initial_key(i / 256);
+                k[31] = (i % 256) as u8;
+                k
+            } else {
+                initial_key(i)
+            };
+            (key, None)
+        })
+        .collect()
+}
+
 fn proof_benches(c: &mut Criterion) {
     let n = state_keys().min(100_000);
-    let mut state: Option<(ShardedTree, [u8; 32])> = None;
+    let mut state: Option<ShardedTree> = None;
     let mut setup = || {
         let mut sharded = ShardedTree::in_memory(ShardConfig::default());
         sharded.apply(&chunk(0, n)).unwrap();
-        let root = sharded.coordinator_root();
-        for count in [1u32, 10, 100, 1000] {
-            let keys: Vec<[u8; 32]> = (0..count).map(initial_key).collect();
-            let frac = sharded
-                .prove_fractional(&keys)
-                .unwrap()
-                .to_bytes()
-                .unwrap()
-                .len();
-            let standard = sharded.prove(&keys).unwrap().to_ssz().unwrap().len();
-            eprintln!("proof size, {count} keys on {n}: fractional {frac} bytes, standard witness (SSZ) {standard} bytes");
+        for count in [1u32, 10, 1000, 10_000] {
+            for clustered in [false, true] {
+                let keys = proof_keys(count, clustered);
+                let plain: Vec<[u8; 32]> = keys.iter().map(|(k, _)| *k).collect();
+                let mut size = |path| {
+                    let p = sharded.prove_fractional(&keys, path).unwrap();
+                    (p.to_bytes().unwrap().len(), p.internal_witnesses.len())
+                };
+                let (both, u) = size(true);
+                let (lean, _) = size(false);
+                let standard = sharded.prove(&plain).unwrap().to_ssz().unwrap().len();
+                let layout = if clustered { "clustered" } else { "spread" };
+                eprintln!(
+                    "proof size, {count} keys {layout} on {n}: fractional {both} bytes \
+                     (lean {lean}, {u} internal witnesses), standard witness (SSZ) {standard} bytes"
+                );
+            }
         }
-        (sharded, root)
+        sharded
     };
     let mut g = c.benchmark_group("fractional");
     g.sample_size(10);
-    for count in [1u32, 1000] {
-        g.bench_function(format!("verify_fractional {count} keys"), |b| {
-            let (sharded, root) = state.get_or_insert_with(&mut setup);
-            let keys: Vec<[u8; 32]> = (0..count).map(initial_key).collect();
-            let bytes = Bytes::from(sharded.prove_fractional(&keys).unwrap().to_bytes().unwrap());
-            let root = *root;
+    for count in [1000u32, 10_000] {
+        let keys = proof_keys(count, false);
+        let plain: Vec<[u8; 32]> = keys.iter().map(|(k, _)| *k).collect();
+        g.bench_function(format!("verify standard witness {count} keys"), |b| {
+            let sharded = state.get_or_insert_with(&mut setup);
+            let bytes = Bytes::from(sharded.prove(&plain).unwrap().to_ssz().unwrap());
+            let root = sharded.canonical_root();
             b.iter(|| {
-                let p = FractionalProof::from_bytes(bytes.clone()).unwrap();
-                verify_fractional(&root, &p).unwrap()
+                let w = witness::ExecutionWitness::from_ssz(bytes.clone()).unwrap();
+                witness::verify(&root, &w).unwrap()
             })
         });
+        for (name, coordinator) in [("state root", false), ("coordinator root", true)] {
+            g.bench_function(format!("verify_fractional {count} keys, {name}"), |b| {
+                let sharded = state.get_or_insert_with(&mut setup);
+                let proof = sharded.prove_fractional(&keys, true).unwrap();
+                let bytes = Bytes::from(proof.to_bytes().unwrap());
+                let anchor = if coordinator {
+                    Anchor::CoordinatorRoot(sharded.coordinator_root())
+                } else {
+                    Anchor::StateRoot(sharded.canonical_root())
+                };
+                b.iter(|| {
+                    let p = FractionalProof::from_bytes(bytes.clone()).unwrap();
+                    verify_fractional(&p, &anchor).unwrap()
+                })
+            });
+        }
     }
     g.finish();
 }

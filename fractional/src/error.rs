@@ -36,11 +36,21 @@ pub enum FractionalError {
     /// A proof was asked for no keys.
     #[error("a proof needs at least one key")]
     NoKeys,
+    /// The proof cannot be written in the wire form.
+    #[error("encoding the fractional proof: {0}")]
+    Encode(witness::fractional::FractionalEncodeError),
+    /// An internal node's value at index 0 is 1 (a child whose field is 1, which happens
+    /// with negligible probability): no internal witness can prove it internal.
+    #[error("internal node at path {path:02x?} has the value 1 at index 0 and cannot be proven internal")]
+    UnprovableInternal {
+        /// The node's path.
+        path: Vec<u8>,
+    },
     /// The proof has more items of one kind than its 16-bit wire count can hold; prove
     /// fewer keys at a time.
     #[error("fractional proof too large: {count} {what} (the wire format holds at most 65,535)")]
     ProofTooLarge {
-        /// Which count overflows (`shards`, `stems in one shard`, `siblings`, `other stems`).
+        /// Which count overflows (`stems`, `siblings`, `other stems`, `internal witnesses`).
         what: &'static str,
         /// How many there are.
         count: usize,

@@ -1,15 +1,15 @@
 //! Proofs from the sharded tree: standard execution witnesses (byte-identical to a single
 //! tree's) and fractional proofs (`spec/FRACTIONAL.md` §4).
 
+use banderwagon::arith::{One, Zero};
 use verkle::keys::{TreeKey, Value};
 use verkle::proof::{
-    execution_witness, multiproof_bytes, HypertreeOpenings, HypertreeProofError, OpenedNode,
-    MULTIPROOF_LEN,
+    execution_witness, multiproof_bytes_with, HypertreeOpenings, HypertreeProofError, OpenedNode,
+    StemOpening, MULTIPROOF_LEN,
 };
 use verkle::Tree;
 use witness::fractional::{
-    OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix, OwnedShardEntry,
-    TRANSCRIPT_LABEL,
+    start_transcript, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
 };
 use witness::OwnedExecutionWitness;
 
@@ -86,6 +86,17 @@ impl ShardedTree {
         &mut self,
         keys: &[(TreeKey, Option<Value>)],
     ) -> Result<OwnedExecutionWitness, FractionalError> {
+        let (stems, nodes, other_stems) = self.proven_tree(keys)?;
+        let all: Vec<&OpenedNode> = nodes.iter().collect();
+        Ok(execution_witness(&stems, &all, other_stems))
+    }
+
+    /// The proven tree of `keys` over the canonical tree: the stems (ascending, with their
+    /// new values), the opened nodes (path order, the root first) and the other stems.
+    fn proven_tree(
+        &mut self,
+        keys: &[(TreeKey, Option<Value>)],
+    ) -> Result<ProvenTree, FractionalError> {
         let mut keys = keys.to_vec();
         // Stable: a key listed twice keeps its last new value last.
         keys.sort_by_key(|w| w.0);
@@ -136,95 +147,118 @@ impl ShardedTree {
             self.canonical.root_slots(),
             root_points,
         );
-        let all: Vec<&OpenedNode> = std::iter::once(&root).chain(nodes.iter()).collect();
-        Ok(execution_witness(&stems, &all, other_stems))
+        nodes.insert(0, root);
+        Ok((stems, nodes, other_stems))
     }
 
-    /// The fractional proof of `keys` (duplicates allowed, any order) against
-    /// [`ShardedTree::coordinator_root`]: the touched shards' commitments, the coordinator
-    /// multiproof for them, and one IPA multiproof over the openings inside their
-    /// hypertrees. Encode it with [`OwnedFractionalProof::to_bytes`]; a light client checks
-    /// it with `witness::verify_fractional`.
+    /// The fractional proof of `keys` (duplicates allowed, any order; `Some` = the value the
+    /// block writes, a set — a witness carries no deletion) against both
+    /// [`ShardedTree::canonical_root`] and, when `coordinator_path`,
+    /// [`ShardedTree::coordinator_root`] (`spec/FRACTIONAL.md` §4.4). Encode it with
+    /// [`OwnedFractionalProof::to_bytes`]; a light client checks it with
+    /// `witness::fractional::verify_fractional`.
     pub fn prove_fractional(
         &mut self,
-        keys: &[TreeKey],
+        keys: &[(TreeKey, Option<Value>)],
+        coordinator_path: bool,
     ) -> Result<OwnedFractionalProof, FractionalError> {
         if keys.is_empty() {
             return Err(FractionalError::NoKeys);
         }
-        let mut keys: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
-        keys.sort_by_key(|w| w.0);
         let depth = self.config.depth;
-        let mut shards = Vec::new();
-        let mut nodes: Vec<OpenedNode> = Vec::new();
-        let mut other_stems = Vec::new();
-        for (s, group) in runs(&keys, |k| depth.shard_of(k)) {
-            let o = self.shard_openings(s, depth.prefix(s), group)?;
-            shards.push(OwnedShardEntry {
-                index: s,
-                commitment: self.shard_commitment(s),
-                stems: o
-                    .stems
-                    .into_iter()
-                    .map(|st| OwnedFractionalStem {
-                        stem: st.stem,
-                        ext: st.ext,
-                        suffixes: st
-                            .suffixes
-                            .into_iter()
-                            .map(|(suffix, current_value, _)| OwnedFractionalSuffix {
-                                suffix,
-                                current_value,
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-            });
-            nodes.extend(o.nodes);
-            other_stems.extend(o.other_stems);
-        }
+        let (stems, mut nodes, other_stems) = self.proven_tree(keys)?;
+        let internal_witnesses = add_internal_witnesses(&stems, &mut nodes)?;
+        let mut shards: Vec<u16> = stems.iter().map(|s| depth.shard_of(&s.stem)).collect();
+        shards.dedup();
+        let commitments: Vec<banderwagon::Element> =
+            nodes.iter().skip(1).map(|n| n.commitment).collect();
+        let mut other_stems = other_stems;
         other_stems.sort_unstable();
         other_stems.dedup();
-        let top_len = depth.bytes();
-        let commitments: Vec<banderwagon::Element> = nodes
-            .iter()
-            .filter(|n| n.path.len() > top_len)
-            .map(|n| n.commitment)
-            .collect();
-        let multiproof = if nodes.iter().all(|n| n.points.is_empty()) {
-            [0u8; MULTIPROOF_LEN]
-        } else {
-            multiproof_bytes(TRANSCRIPT_LABEL, &nodes)
-        };
-        let indices: Vec<u16> = shards.iter().map(|s| s.index).collect();
-        let proof = OwnedFractionalProof {
+        let mut proof = OwnedFractionalProof {
             depth: depth.to_byte(),
-            siblings: self.coordinator.siblings(&indices),
-            shards,
+            root: self.canonical_root(),
+            stems: stems
+                .into_iter()
+                .map(|st| OwnedFractionalStem {
+                    stem: st.stem,
+                    ext: st.ext,
+                    suffixes: st
+                        .suffixes
+                        .into_iter()
+                        .map(|(suffix, current_value, new_value)| OwnedFractionalSuffix {
+                            suffix,
+                            current_value,
+                            new_value,
+                        })
+                        .collect(),
+                })
+                .collect(),
             other_stems,
             commitments: banderwagon::Element::batch_to_bytes(&commitments),
-            multiproof,
+            internal_witnesses,
+            siblings: coordinator_path.then(|| self.coordinator.siblings(&shards)),
+            multiproof: [0u8; MULTIPROOF_LEN],
         };
         check_representable(&proof)?;
+        // The transcript absorbs every byte before the multiproof.
+        let body = proof.to_bytes().map_err(FractionalError::Encode)?;
+        let body = body.get(..body.len() - MULTIPROOF_LEN).unwrap_or(&[]);
+        proof.multiproof = multiproof_bytes_with(&mut start_transcript(body), &nodes);
         Ok(proof)
     }
+}
+
+/// Stems, opened nodes (root first), other stems.
+type ProvenTree = (Vec<StemOpening>, Vec<OpenedNode>, Vec<verkle::keys::Stem>);
+
+/// Whether the opened points of a node prove it internal: a value other than 1 at index 0,
+/// or other than 0 at an index ≥ 4 (`spec/FRACTIONAL.md` §4.3).
+fn proves_internal(n: &OpenedNode) -> bool {
+    n.points.iter().any(|&z| {
+        let y = n.poly.get(usize::from(z));
+        (z == 0 && y.is_some_and(|y| !y.is_one())) || (z >= 4 && y.is_some_and(|y| !y.is_zero()))
+    })
+}
+
+/// Opens every internal node but the root that its paths do not prove internal at index 0
+/// as well, and returns those values (the internal witnesses, path order). A node is
+/// internal when a proven stem goes below it.
+fn add_internal_witnesses(
+    stems: &[StemOpening],
+    nodes: &mut [OpenedNode],
+) -> Result<Vec<[u8; 32]>, FractionalError> {
+    let mut out = Vec::new();
+    for n in nodes.iter_mut().skip(1) {
+        let len = n.path.len();
+        let first = stems.partition_point(|s| s.stem[..len.min(31)] < n.path[..]);
+        let internal = stems
+            .get(first)
+            .is_some_and(|s| s.stem.starts_with(&n.path) && usize::from(s.ext >> 3) > len);
+        if !internal || proves_internal(n) {
+            continue;
+        }
+        let w = n.poly.first().copied().unwrap_or_default();
+        if w.is_one() {
+            return Err(FractionalError::UnprovableInternal {
+                path: n.path.clone(),
+            });
+        }
+        n.points.insert(0, 0);
+        out.push(banderwagon::fr_to_le_bytes(&w));
+    }
+    Ok(out)
 }
 
 /// Refuses a proof whose counts do not fit the wire format's 16-bit fields, which
 /// [`OwnedFractionalProof::to_bytes`] would refuse to encode.
 fn check_representable(proof: &OwnedFractionalProof) -> Result<(), FractionalError> {
     let max = usize::from(u16::MAX);
-    let stems = proof
-        .shards
-        .iter()
-        .map(|s| s.stems.len())
-        .max()
-        .unwrap_or(0);
     for (what, count) in [
-        ("shards", proof.shards.len()),
-        ("stems in one shard", stems),
-        ("siblings", proof.siblings.len()),
+        ("stems", proof.stems.len()),
+        ("siblings", proof.siblings.as_ref().map_or(0, Vec::len)),
         ("other stems", proof.other_stems.len()),
+        ("internal witnesses", proof.internal_witnesses.len()),
     ] {
         if count > max {
             return Err(FractionalError::ProofTooLarge { what, count });
@@ -240,11 +274,13 @@ mod limit_tests {
     fn proof_with_other_stems(n: usize) -> OwnedFractionalProof {
         OwnedFractionalProof {
             depth: 1,
-            shards: Vec::new(),
-            siblings: Vec::new(),
+            root: [0u8; 32],
+            stems: Vec::new(),
             other_stems: vec![[0u8; 31]; n],
             commitments: Vec::new(),
-            multiproof: [0u8; MULTIPROOF_LEN],
+            internal_witnesses: Vec::new(),
+            siblings: None,
+            multiproof: [0u8; verkle::proof::MULTIPROOF_LEN],
         }
     }
 

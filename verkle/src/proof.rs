@@ -155,6 +155,15 @@ pub fn multiproof_bytes<'a>(
     label: &[u8],
     nodes: impl IntoIterator<Item = &'a OpenedNode>,
 ) -> [u8; MULTIPROOF_LEN] {
+    multiproof_bytes_with(&mut Transcript::new(label), nodes)
+}
+
+/// [`multiproof_bytes`] with a transcript that has already absorbed what the proof binds
+/// before its openings.
+pub fn multiproof_bytes_with<'a>(
+    transcript: &mut Transcript,
+    nodes: impl IntoIterator<Item = &'a OpenedNode>,
+) -> [u8; MULTIPROOF_LEN] {
     let mut queries: Vec<ProverQuery<'_>> = Vec::new();
     for n in nodes {
         for &z in &n.points {
@@ -166,7 +175,7 @@ pub fn multiproof_bytes<'a>(
             });
         }
     }
-    MultiProof::prove(Committer::eip6800(), &mut Transcript::new(label), &queries).to_bytes()
+    MultiProof::prove(Committer::eip6800(), transcript, &queries).to_bytes()
 }
 
 /// The execution witness of proven stems (ascending) and nodes (path order, the root

@@ -10,6 +10,7 @@ use crate::prelude::*;
 use crate::error::CanonicalError;
 use crate::execution_witness::ExecutionWitness;
 use crate::preset::{EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT};
+use crate::view::{StateDiff, VerkleProof};
 
 /// Checks the structural canonical-form rules of a decoded witness:
 ///
@@ -24,8 +25,15 @@ use crate::preset::{EXT_STATUS_ABSENT_OTHER, EXT_STATUS_PRESENT};
 ///
 /// Runs in `O(stems · log stems + suffix diffs)`; allocates one table of paths.
 pub fn check_canonical(w: &ExecutionWitness) -> Result<(), CanonicalError> {
-    let state_diff = w.state_diff();
-    let proof = w.verkle_proof();
+    check_canonical_parts(w.state_diff(), &w.verkle_proof())
+}
+
+/// [`check_canonical`] over the views of a witness, wherever its bytes are laid out (an SSZ
+/// witness, or the witness a fractional proof carries).
+pub(crate) fn check_canonical_parts(
+    state_diff: StateDiff<'_>,
+    proof: &VerkleProof<'_>,
+) -> Result<(), CanonicalError> {
     let ext = proof.depth_extension_present();
     if ext.len() != state_diff.len() {
         return Err(CanonicalError::ExtensionStatusCount {

@@ -6,10 +6,7 @@
 
 use bytes::Bytes;
 
-use crate::fractional::{
-    FractionalProof, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
-    OwnedShardEntry,
-};
+use crate::fractional::{Anchor, FractionalProof};
 use crate::{check_canonical, verify_fractional, ExecutionWitness, VerifyError};
 
 /// Decodes `data` as SSZ; when it decodes, checks that it is canonical (re-encoding gives
@@ -113,67 +110,45 @@ pub fn verify(data: &[u8]) -> Option<()> {
     Some(())
 }
 
-/// Reads `data` as a 32-byte coordinator root followed by a fractional proof; when it
-/// decodes, checks that it is canonical (rebuilt from its views, it encodes to the same
-/// bytes) and verifies it against the root. `Some` when it verified.
+/// Reads `data` as a 32-byte root followed by a fractional proof; when it decodes, checks
+/// that it is canonical (rebuilt from its views, it encodes to the same bytes) and verifies
+/// it with the root as a state-root anchor, then as a coordinator-root anchor. `Some` when
+/// it verified under either.
 ///
 /// # Panics
-/// Only if one of those invariants breaks, or a verified proof's keys are not ascending
-/// or not found by [`VerifiedFractional::current_value`](crate::VerifiedFractional::current_value).
+/// Only if one of those invariants breaks, or a verified proof's keys are not ascending,
+/// not found by [`VerifiedFractional::current_value`](crate::VerifiedFractional::current_value),
+/// has an unbound absence, or has no post-state roots.
 pub fn fractional(data: &[u8]) -> Option<()> {
     let (root, rest) = root_and_rest(data)?;
     let proof = FractionalProof::from_bytes(Bytes::copy_from_slice(rest)).ok()?;
     assert_eq!(
-        owned_fractional(&proof).to_bytes().ok().as_deref(),
+        proof.to_owned_proof().to_bytes().ok().as_deref(),
         Some(rest),
         "decode then encode must give back the input bytes"
     );
-    let v = verify_fractional(&root, &proof).ok()?;
-    assert_eq!(usize::from(v.depth()), usize::from(proof.depth()));
-    for pair in v.keys().windows(2) {
-        assert!(pair[0].key() < pair[1].key(), "keys ascending");
+    let mut verified = false;
+    for anchor in [Anchor::StateRoot(root), Anchor::CoordinatorRoot(root)] {
+        let Ok(v) = verify_fractional(&proof, &anchor) else {
+            continue;
+        };
+        verified = true;
+        assert_eq!(v.depth(), proof.depth());
+        assert_eq!(v.witness().unbound_absences(), 0, "every absence is bound");
+        let keys = v.keys();
+        for pair in keys.windows(2) {
+            assert!(pair[0].key() < pair[1].key(), "keys ascending");
+        }
+        for k in &keys {
+            assert_eq!(v.current_value(&k.key()), Some(k.current_value.as_ref()));
+        }
+        let post = v.post_roots();
+        assert!(
+            post.is_ok(),
+            "a verified proof has post-state roots: {post:?}"
+        );
     }
-    for k in v.keys() {
-        assert_eq!(v.current_value(&k.key()), Some(k.current_value.as_ref()));
-    }
-    Some(())
-}
-
-/// The owned form of a decoded fractional proof, read through its views.
-fn owned_fractional(p: &FractionalProof) -> OwnedFractionalProof {
-    let shards = p
-        .shards
-        .iter()
-        .enumerate()
-        .map(|(i, s)| OwnedShardEntry {
-            index: s.index,
-            commitment: p.shard(i).map(|(_, c)| *c).unwrap_or_default(),
-            stems: (s.first_stem..s.first_stem + s.stem_count)
-                .filter_map(|k| {
-                    let (stem, ext) = p.stem(k)?;
-                    Some(OwnedFractionalStem {
-                        stem: *stem,
-                        ext,
-                        suffixes: p
-                            .suffixes(k)
-                            .map(|(suffix, v)| OwnedFractionalSuffix {
-                                suffix,
-                                current_value: v.copied(),
-                            })
-                            .collect(),
-                    })
-                })
-                .collect(),
-        })
-        .collect();
-    OwnedFractionalProof {
-        depth: p.depth(),
-        shards,
-        siblings: p.siblings().copied().collect(),
-        other_stems: p.other_stems().copied().collect(),
-        commitments: p.commitments().copied().collect(),
-        multiproof: *p.multiproof(),
-    }
+    verified.then_some(())
 }
 
 /// Touches every view, so a bad index table would show.

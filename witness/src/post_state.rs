@@ -109,7 +109,45 @@ impl Generators {
     }
 }
 
+/// A node of the tree after the writes that differs from the proven one (or is new).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PostNode {
+    /// Its commitment after the writes.
+    pub commitment: Element,
+    /// `Some(stem)` for a leaf, `None` for an internal node.
+    pub leaf_stem: Option<[u8; STEM_LEN]>,
+    /// Built by the writes (a subtree under a proven slot): it has no child but those the
+    /// writes built. Otherwise a proven node whose untouched children keep their commitments.
+    pub fresh: bool,
+}
+
+/// Where the post-state computation reports the nodes it changes or builds (`None`: it
+/// does not).
+type Recorder<'a> = Option<&'a mut BTreeMap<NodePath, PostNode>>;
+
+fn record(out: &mut Recorder<'_>, path: NodePath, node: PostNode) {
+    if let Some(map) = out.as_mut() {
+        map.insert(path, node);
+    }
+}
+
+/// The post-state root and every node the writes change or build, by path.
+pub(crate) fn post_state_nodes(
+    v: &VerifiedWitness,
+) -> Result<(Element, BTreeMap<NodePath, PostNode>), PostStateError> {
+    let mut nodes = BTreeMap::new();
+    let root = post_state_commitment_with(v, &mut Some(&mut nodes))?;
+    Ok((root, nodes))
+}
+
 fn post_state_commitment(v: &VerifiedWitness) -> Result<Element, PostStateError> {
+    post_state_commitment_with(v, &mut None)
+}
+
+fn post_state_commitment_with(
+    v: &VerifiedWitness,
+    out: &mut Recorder<'_>,
+) -> Result<Element, PostStateError> {
     let g = Generators(&Crs::eip6800().g);
 
     // Each written stem's new leaf, computed independently (in parallel when it pays).
@@ -123,8 +161,14 @@ fn post_state_commitment(v: &VerifiedWitness) -> Result<Element, PostStateError>
     for update in updates {
         match update? {
             None => {}
-            Some(StemUpdate::Present { path, leaf }) => {
+            Some(StemUpdate::Present { path, stem, leaf }) => {
                 changed.insert(path, leaf);
+                let node = PostNode {
+                    commitment: leaf,
+                    leaf_stem: Some(stem),
+                    fresh: false,
+                };
+                record(out, path, node);
             }
             Some(StemUpdate::Placed { path, stem, leaf }) => {
                 placed.entry(path).or_default().push((stem, leaf));
@@ -152,17 +196,21 @@ fn post_state_commitment(v: &VerifiedWitness) -> Result<Element, PostStateError>
             }
         }
         leaves.sort_unstable_by_key(|(stem, _)| *stem);
-        let subtree = subtree_commitment(&g, path, &leaves)?;
+        let subtree = subtree_commitment(&g, path, &leaves, out)?;
         changed.insert(path, subtree);
     }
 
-    propagate(v, &g, changed)
+    propagate(v, &g, changed, out)
 }
 
 /// What writing one stem's `new_value`s does below the proven internal nodes.
 enum StemUpdate {
     /// The present stem's leaf at `path` has a new commitment.
-    Present { path: NodePath, leaf: Element },
+    Present {
+        path: NodePath,
+        stem: [u8; STEM_LEN],
+        leaf: Element,
+    },
     /// The absent stem gets a new leaf, to be placed under the proven slot at `path`.
     Placed {
         path: NodePath,
@@ -224,6 +272,7 @@ fn stem_update(
             }
             Ok(Some(StemUpdate::Present {
                 path,
+                stem: s.stem,
                 leaf: leaf.commitment + multi_scalar_mul(&points, &deltas),
             }))
         }
@@ -287,10 +336,19 @@ fn subtree_commitment(
     g: &Generators,
     path: NodePath,
     leaves: &[([u8; STEM_LEN], Element)],
+    out: &mut Recorder<'_>,
 ) -> Result<Element, PostStateError> {
     match leaves {
         [] => Ok(Element::identity()),
-        [(_, leaf)] => Ok(*leaf),
+        [(stem, leaf)] => {
+            let node = PostNode {
+                commitment: *leaf,
+                leaf_stem: Some(*stem),
+                fresh: true,
+            };
+            record(out, path, node);
+            Ok(*leaf)
+        }
         [(first, _), ..] => {
             let depth = path.len();
             let Some(_) = first.get(depth) else {
@@ -305,11 +363,18 @@ fn subtree_commitment(
                 let child_path = path
                     .child(index)
                     .ok_or(PostStateError::StemCollision { path, stem: *first })?;
-                let child = subtree_commitment(g, child_path, group)?;
+                let child = subtree_commitment(g, child_path, group, out)?;
                 points.push(g.get(usize::from(index)));
                 scalars.push(child.map_to_scalar_field());
             }
-            Ok(multi_scalar_mul(&points, &scalars))
+            let commitment = multi_scalar_mul(&points, &scalars);
+            let node = PostNode {
+                commitment,
+                leaf_stem: None,
+                fresh: true,
+            };
+            record(out, path, node);
+            Ok(commitment)
         }
     }
 }
@@ -320,6 +385,7 @@ fn propagate(
     v: &VerifiedWitness,
     g: &Generators,
     changed: BTreeMap<NodePath, Element>,
+    out: &mut Recorder<'_>,
 ) -> Result<Element, PostStateError> {
     let mut levels: Vec<Vec<(NodePath, Element)>> = vec![Vec::new(); STEM_LEN + 2];
     for (path, c) in changed {
@@ -370,6 +436,14 @@ fn propagate(
         })
         .into_iter()
         .collect::<Result<Vec<(NodePath, Element)>, PostStateError>>()?;
+        for (path, commitment) in &parents {
+            let node = PostNode {
+                commitment: *commitment,
+                leaf_stem: None,
+                fresh: false,
+            };
+            record(out, *path, node);
+        }
         if let Some(up) = levels.get_mut(depth - 1) {
             up.extend(parents);
         }

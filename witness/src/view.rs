@@ -12,7 +12,7 @@ use core::iter::FusedIterator;
 use core::slice;
 
 use crate::preset::{BYTES32_LEN, IPA_PROOF_DEPTH, IPA_PROOF_LEN, MULTIPROOF_LEN, STEM_LEN};
-use crate::ssz::{DiffEntry, Layout, StemEntry, PROOF_D_AT};
+use crate::ssz::{DiffEntry, Layout, StemEntry};
 
 /// The `N` bytes at `at`; all zero if out of bounds (unreachable after validation).
 fn bytes_at<const N: usize>(buf: &[u8], at: usize) -> &[u8; N] {
@@ -370,12 +370,12 @@ impl<'a> VerkleProof<'a> {
 
     /// `d`: the multiproof's commitment to the quotient, compressed.
     pub fn d(&self) -> &'a [u8; 32] {
-        bytes_at(self.buf, self.layout.proof_at + PROOF_D_AT)
+        bytes_at(self.buf, self.layout.multiproof_at)
     }
 
     /// `ipa_proof`.
     pub fn ipa_proof(&self) -> IpaProofView<'a> {
-        let at = self.layout.proof_at + PROOF_D_AT + BYTES32_LEN;
+        let at = self.layout.multiproof_at + BYTES32_LEN;
         let bytes: &'a [u8; IPA_PROOF_LEN] = bytes_at(self.buf, at);
         let point = |i: usize| bytes_at::<32>(bytes, i * BYTES32_LEN);
         IpaProofView {
@@ -390,7 +390,7 @@ impl<'a> VerkleProof<'a> {
     /// `ipa::MultiProof::from_bytes` reads it. In SSZ these bytes are contiguous, so this is
     /// a copy of one slice.
     pub fn multiproof_bytes(&self) -> [u8; MULTIPROOF_LEN] {
-        *bytes_at(self.buf, self.layout.proof_at + PROOF_D_AT)
+        *bytes_at(self.buf, self.layout.multiproof_at)
     }
 }
 

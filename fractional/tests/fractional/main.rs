@@ -1,6 +1,7 @@
 //! Integration tests of the fractional tree.
 #![allow(clippy::unwrap_used)]
 
+mod forged;
 mod proofs;
 mod props;
 mod rocks;

@@ -1,13 +1,15 @@
 //! Proofs: the sharded tree's standard witness equals the single tree's byte for byte;
-//! fractional proofs verify against the coordinator root, and each tampering is rejected
-//! with its own error.
+//! fractional proofs verify against the canonical state root and the coordinator root,
+//! carry writes whose post-state roots equal the sharded tree's after applying them, and
+//! any altered byte is rejected under both anchors.
 
 use bytes::Bytes;
 use proptest::prelude::*;
 use verkle::keys::TreeKey;
 use verkle::Tree;
 use witness::fractional::{
-    verify_fractional_bytes, FractionalDecodeError, FractionalVerifyError, OwnedFractionalProof,
+    verify_fractional_bytes, Anchor, FractionalDecodeError, FractionalVerifyError,
+    OwnedFractionalProof, VerifiedFractional,
 };
 
 use fractional::{ShardConfig, ShardDepth, ShardedTree};
@@ -15,7 +17,7 @@ use fractional::{ShardConfig, ShardDepth, ShardedTree};
 use crate::props::{key, stem_from, SUFFIXES};
 
 /// A sharded tree and a single tree over the same writes.
-fn trees(depth: ShardDepth, writes: &[(TreeKey, Option<[u8; 32]>)]) -> (ShardedTree, Tree) {
+pub fn trees(depth: ShardDepth, writes: &[(TreeKey, Option<[u8; 32]>)]) -> (ShardedTree, Tree) {
     let mut sharded = ShardedTree::in_memory(ShardConfig {
         depth,
         ..ShardConfig::default()
@@ -26,7 +28,27 @@ fn trees(depth: ShardDepth, writes: &[(TreeKey, Option<[u8; 32]>)]) -> (ShardedT
     (sharded, single)
 }
 
-fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8)]) {
+pub fn verify(
+    proof: &OwnedFractionalProof,
+    anchor: Anchor,
+) -> Result<VerifiedFractional, FractionalVerifyError> {
+    verify_fractional_bytes(Bytes::from(proof.to_bytes().unwrap()), &anchor)
+}
+
+/// Keys from `(stem selector, suffix selector, write)`: a write sets the key to `[v; 32]`.
+fn block(asked: &[(u8, u8, Option<u8>)]) -> Vec<(TreeKey, Option<[u8; 32]>)> {
+    asked
+        .iter()
+        .map(|&(s, x, w)| {
+            (
+                key(stem_from(s), SUFFIXES[usize::from(x % 4)]),
+                w.map(|v| [v; 32]),
+            )
+        })
+        .collect()
+}
+
+fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8, Option<u8>)]) {
     let writes: Vec<(TreeKey, Option<[u8; 32]>)> = present
         .iter()
         .map(|&(s, x, v)| {
@@ -37,233 +59,191 @@ fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8)])
         })
         .collect();
     let (mut sharded, mut single) = trees(depth, &writes);
-    let keys: Vec<TreeKey> = asked
-        .iter()
-        .map(|&(s, x)| key(stem_from(s), SUFFIXES[usize::from(x % 4)]))
+    // One entry per key, the last one winning, as a block's writes would.
+    let asked: Vec<(TreeKey, Option<[u8; 32]>)> = block(asked)
+        .into_iter()
+        .collect::<std::collections::BTreeMap<_, _>>()
+        .into_iter()
         .collect();
+    let keys: Vec<TreeKey> = asked.iter().map(|(k, _)| *k).collect();
     let standard = sharded.prove(&keys).unwrap();
     assert_eq!(
         standard.to_ssz().unwrap(),
         single.prove(&keys).unwrap().to_ssz().unwrap()
     );
-    let proof = sharded.prove_fractional(&keys).unwrap();
-    let bytes = proof.to_bytes().unwrap();
-    assert_eq!(bytes.len(), proof.encoded_len());
-    let proven = verify_fractional_bytes(&sharded.coordinator_root(), Bytes::from(bytes))
-        .unwrap_or_else(|e| panic!("fractional proof rejected ({depth:?}): {e}"));
-    for k in &keys {
-        assert_eq!(
-            proven.current_value(k).map(|v| v.copied()),
-            Some(single.get(k).unwrap())
-        );
+    let proof = sharded.prove_fractional(&asked, true).unwrap();
+    assert_eq!(proof.to_bytes().unwrap().len(), proof.encoded_len());
+    let lean = sharded.prove_fractional(&asked, false).unwrap();
+    let state_root = sharded.canonical_root();
+    let coordinator_root = sharded.coordinator_root();
+    let mut results = Vec::new();
+    for anchor in [
+        Anchor::StateRoot(state_root),
+        Anchor::CoordinatorRoot(coordinator_root),
+    ] {
+        let proven = verify(&proof, anchor)
+            .unwrap_or_else(|e| panic!("fractional proof rejected ({depth:?}, {anchor:?}): {e}"));
+        assert_eq!(proven.witness().unbound_absences(), 0);
+        results.push(proven);
     }
+    let lean_proven = verify(&lean, Anchor::StateRoot(state_root)).unwrap();
+    assert!(matches!(
+        verify(&lean, Anchor::CoordinatorRoot(coordinator_root)),
+        Err(FractionalVerifyError::NoCoordinatorPath)
+    ));
+    for (k, _) in &asked {
+        let expected = single.get(k).unwrap();
+        for p in results.iter().chain([&lean_proven]) {
+            assert_eq!(p.current_value(k).map(|v| v.copied()), Some(expected));
+        }
+    }
+    // The writes' post-state roots, from the proof alone, equal the sharded tree's after
+    // applying them (the last write of a key wins, as in the proof).
+    let (post_state, post_coordinator) = results[0].post_roots().unwrap();
+    let (lean_post, lean_coordinator) = lean_proven.post_roots().unwrap();
+    let applied: Vec<(TreeKey, Option<[u8; 32]>)> =
+        asked.iter().filter(|(_, v)| v.is_some()).copied().collect();
+    sharded.apply(&applied).unwrap();
+    assert_eq!(post_state, sharded.canonical_root(), "{depth:?}");
+    assert_eq!(
+        post_coordinator,
+        Some(sharded.coordinator_root()),
+        "{depth:?}"
+    );
+    assert_eq!(lean_post, post_state);
+    assert_eq!(lean_coordinator, None);
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn sharded_proofs_depth_1(
+    fn fractional_proofs_and_post_roots_depth_1(
         present in prop::collection::vec((0u8..24, any::<u8>(), any::<u8>()), 0..16),
-        asked in prop::collection::vec((0u8..24, any::<u8>()), 1..8),
+        asked in prop::collection::vec((0u8..24, any::<u8>(), prop::option::of(any::<u8>())), 1..10),
     ) {
         check_proofs(ShardDepth::One, &present, &asked);
     }
 
     #[test]
-    fn sharded_proofs_depth_2(
+    fn fractional_proofs_and_post_roots_depth_2(
         present in prop::collection::vec((0u8..24, any::<u8>(), any::<u8>()), 0..16),
-        asked in prop::collection::vec((0u8..24, any::<u8>()), 1..8),
+        asked in prop::collection::vec((0u8..24, any::<u8>(), prop::option::of(any::<u8>())), 1..10),
     ) {
         check_proofs(ShardDepth::Two, &present, &asked);
     }
 }
 
+/// Inserts into an empty shard, into a one-stem shard and under an internal shard top,
+/// updates, and absent reads, at both depths: the post-state roots are the sharded tree's.
+#[test]
+fn post_roots_after_inserts_and_updates() {
+    for depth in [ShardDepth::One, ShardDepth::Two] {
+        let present = [
+            (0u8, 0u8, 7u8),
+            (1, 2, 8),
+            (4, 1, 9),
+            (7, 3, 10),
+            (3, 0, 11),
+        ];
+        let asked = [
+            (0u8, 0u8, Some(20u8)),
+            (0, 1, Some(21)),
+            (2, 0, Some(22)),
+            (5, 2, Some(23)),
+            (6, 3, None),
+            (10, 0, Some(24)),
+            (13, 1, Some(25)),
+            (30, 0, None),
+        ];
+        check_proofs(depth, &present, &asked);
+    }
+}
+
 /// A tree with stems in shards 0x10, 0x11 and 0xf0, and a proof touching all three.
-fn fixture() -> (ShardedTree, Vec<TreeKey>, OwnedFractionalProof) {
+fn fixture() -> (ShardedTree, OwnedFractionalProof) {
     let writes: Vec<(TreeKey, Option<[u8; 32]>)> = (0..24u8)
         .map(|s| (key(stem_from(s), 0), Some([s; 32])))
         .collect();
     let (mut sharded, _) = trees(ShardDepth::One, &writes);
-    let keys: Vec<TreeKey> = [0u8, 3, 1, 4, 2]
+    let keys: Vec<(TreeKey, Option<[u8; 32]>)> = [0u8, 3, 1, 4, 2, 30]
         .iter()
-        .map(|&s| key(stem_from(s), 0))
+        .map(|&s| (key(stem_from(s), 0), Some([0xee; 32])))
         .collect();
-    let proof = sharded.prove_fractional(&keys).unwrap();
-    assert_eq!(proof.shards.len(), 3);
-    (sharded, keys, proof)
-}
-
-fn verify(root: &[u8; 32], proof: &OwnedFractionalProof) -> Result<(), FractionalVerifyError> {
-    verify_fractional_bytes(root, Bytes::from(proof.to_bytes().unwrap())).map(|_| ())
+    let proof = sharded.prove_fractional(&keys, true).unwrap();
+    (sharded, proof)
 }
 
 #[test]
-fn untampered_fixture_verifies() {
-    let (tree, _, proof) = fixture();
-    verify(&tree.coordinator_root(), &proof).unwrap();
-}
-
-#[test]
-fn shard_presented_under_another_index() {
-    let (tree, _, mut proof) = fixture();
-    // Entry 1 (shard 0x11) relabelled as shard 0x12, a shard the proof does not list.
-    proof.shards[1].index = 0x12;
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &proof),
-        Err(FractionalVerifyError::ShardIndexMismatch {
-            entry: 1,
-            index: 0x12,
-            routes_to: 0x11
-        })
-    ));
-}
-
-#[test]
-fn altered_or_swapped_sibling() {
-    let (tree, _, proof) = fixture();
-    let mut altered = proof.clone();
-    altered.siblings[0][5] ^= 1;
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &altered),
-        Err(FractionalVerifyError::CoordinatorRootMismatch { .. })
-    ));
-    let mut swapped = proof;
-    assert!(swapped.siblings.len() >= 2);
-    swapped.siblings.swap(0, 1);
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &swapped),
-        Err(FractionalVerifyError::CoordinatorRootMismatch { .. })
-    ));
-}
-
-#[test]
-fn stale_shard_commitment() {
-    let (mut tree, keys, _) = fixture();
-    let stale = tree.shard_commitment(0x10);
-    tree.apply(&[(key(stem_from(0), 9), Some([0xee; 32]))])
-        .unwrap();
-    assert_ne!(tree.shard_commitment(0x10), stale);
-    let mut proof = tree.prove_fractional(&keys).unwrap();
-    verify(&tree.coordinator_root(), &proof).unwrap();
-    proof.shards[0].commitment = stale;
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &proof),
-        Err(FractionalVerifyError::OpeningsRejected)
-    ));
-}
-
-#[test]
-fn stale_proof_against_a_newer_root() {
-    // A whole, self-consistent proof built before a block: its shard commitment for 0x10 is
-    // stale, so the Merkle path it implies no longer reaches the new coordinator root.
-    let (mut tree, _, stale_proof) = fixture();
-    let old_root = tree.coordinator_root();
-    tree.apply(&[(key(stem_from(0), 9), Some([0xee; 32]))])
-        .unwrap();
-    assert_ne!(tree.coordinator_root(), old_root);
-    verify(&old_root, &stale_proof).unwrap();
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &stale_proof),
-        Err(FractionalVerifyError::CoordinatorRootMismatch { .. })
-    ));
-}
-
-#[test]
-fn key_routed_to_wrong_shard() {
-    let (tree, _, mut proof) = fixture();
-    // Move the last stem of shard 0x10 to the front of shard 0x11's entry.
-    let moved = proof.shards[0].stems.pop().unwrap();
-    assert!(!proof.shards[0].stems.is_empty());
-    proof.shards[1].stems.insert(0, moved);
-    proof.shards[1].stems.sort_by_key(|s| s.stem);
-    let err = verify(&tree.coordinator_root(), &proof).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            FractionalVerifyError::KeyRoutedToWrongShard {
-                index: 0x11,
-                routes_to: 0x10,
-                ..
-            }
-        ),
-        "{err}"
-    );
-}
-
-#[test]
-fn duplicated_shard_entry() {
-    let (tree, _, mut proof) = fixture();
-    let dup = proof.shards[0].clone();
-    proof.shards.insert(1, dup);
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &proof),
-        Err(FractionalVerifyError::Decode(
-            FractionalDecodeError::DuplicateShard {
-                entry: 1,
-                index: 0x10
-            }
-        ))
-    ));
-}
-
-#[test]
-fn altered_value_and_truncation() {
-    let (tree, _, proof) = fixture();
-    let mut altered = proof.clone();
-    altered.shards[2].stems[0].suffixes[0].current_value = Some([0x77; 32]);
-    assert!(matches!(
-        verify(&tree.coordinator_root(), &altered),
-        Err(FractionalVerifyError::OpeningsRejected)
-    ));
+fn any_altered_byte_is_rejected_under_both_anchors() {
+    let (sharded, proof) = fixture();
+    let anchors = [
+        Anchor::StateRoot(sharded.canonical_root()),
+        Anchor::CoordinatorRoot(sharded.coordinator_root()),
+    ];
     let bytes = proof.to_bytes().unwrap();
-    for cut in [0, 3, 40, bytes.len() - 1] {
-        let r = verify_fractional_bytes(
-            &tree.coordinator_root(),
-            Bytes::copy_from_slice(&bytes[..cut]),
-        );
-        assert!(
-            matches!(
-                r,
-                Err(FractionalVerifyError::Decode(
-                    FractionalDecodeError::Truncated { .. }
-                ))
-            ),
-            "cut at {cut}: {r:?}"
-        );
+    for anchor in anchors {
+        verify_fractional_bytes(Bytes::from(bytes.clone()), &anchor).unwrap();
     }
-    let mut long = bytes.clone();
-    long.push(0);
+    for at in 0..bytes.len() {
+        for flip in [0x01u8, 0x80] {
+            let mut b = bytes.clone();
+            b[at] ^= flip;
+            for anchor in &anchors {
+                assert!(
+                    verify_fractional_bytes(Bytes::from(b.clone()), anchor).is_err(),
+                    "byte {at} ^ {flip:#04x} of {} still verifies under {anchor:?}",
+                    bytes.len()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn version_1_is_refused_naming_the_version() {
+    let (sharded, proof) = fixture();
+    let mut b = proof.to_bytes().unwrap();
+    b[0] = 1;
+    let err = verify_fractional_bytes(Bytes::from(b), &Anchor::StateRoot(sharded.canonical_root()))
+        .unwrap_err();
     assert!(matches!(
-        verify_fractional_bytes(&tree.coordinator_root(), Bytes::from(long)),
-        Err(FractionalVerifyError::Decode(
-            FractionalDecodeError::TrailingBytes { extra: 1 }
-        ))
+        err,
+        FractionalVerifyError::Decode(FractionalDecodeError::BadVersion(1))
     ));
-    // A huge count in the header is rejected before anything is reserved.
-    let mut huge = bytes;
-    huge[2] = 0xff;
-    huge[3] = 0xff;
+    assert!(err.to_string().contains("version 1"), "{err}");
+}
+
+#[test]
+fn a_proof_of_an_older_state_fails_against_the_newer_roots() {
+    let (mut sharded, proof) = fixture();
+    sharded
+        .apply(&[(key(stem_from(0), 0), Some([0x99; 32]))])
+        .unwrap();
     assert!(matches!(
-        verify_fractional_bytes(&tree.coordinator_root(), Bytes::from(huge)),
-        Err(FractionalVerifyError::Decode(
-            FractionalDecodeError::Truncated { .. }
-        ))
+        verify(&proof, Anchor::StateRoot(sharded.canonical_root())),
+        Err(FractionalVerifyError::StateRootMismatch { .. })
+    ));
+    assert!(matches!(
+        verify(&proof, Anchor::CoordinatorRoot(sharded.coordinator_root())),
+        Err(FractionalVerifyError::CoordinatorRootMismatch { .. })
     ));
 }
 
 #[test]
 fn absent_keys_in_empty_shards() {
-    let (mut tree, _, _) = fixture();
-    // Shard 0x00 is empty: its key is proven absent by the identity commitment alone.
+    let (mut tree, _) = fixture();
+    // Shard 0x00 is empty: the root's slot 0 is opened to 0, the shard's commitment is the
+    // identity under the coordinator.
     let k = [0u8; 32];
-    let proof = tree.prove_fractional(&[k]).unwrap();
-    assert_eq!(proof.shards[0].commitment, [0u8; 32]);
+    let proof = tree.prove_fractional(&[(k, None)], true).unwrap();
     assert!(proof.commitments.is_empty());
-    let proven = verify_fractional_bytes(
-        &tree.coordinator_root(),
-        Bytes::from(proof.to_bytes().unwrap()),
-    )
-    .unwrap();
-    assert_eq!(proven.current_value(&k), Some(None));
+    for anchor in [
+        Anchor::StateRoot(tree.canonical_root()),
+        Anchor::CoordinatorRoot(tree.coordinator_root()),
+    ] {
+        let proven = verify(&proof, anchor).unwrap();
+        assert_eq!(proven.current_value(&k), Some(None));
+        assert_eq!(proven.shards(), &[(0u16, [0u8; 32])]);
+    }
 }

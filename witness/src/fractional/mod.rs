@@ -1,19 +1,23 @@
-//! Fractional proofs: keys proven inside the hypertrees of a sharded Verkle tree, the shard
-//! commitments proven under a coordinator root (`spec/FRACTIONAL.md`).
+//! Fractional proofs: keys proven in a sharded Verkle tree, verifiable against the canonical
+//! state root a header carries or against the sharded tree's coordinator root
+//! (`spec/FRACTIONAL.md`).
 //!
 //! - [`coordinator`]: the SHA-256 Merkle tree over the shard commitments and its multiproofs;
-//! - [`OwnedFractionalProof`] (what a prover builds) and [`FractionalProof`] (zero-copy
-//!   views over one [`bytes::Bytes`] buffer, canonical form checked on decode);
-//! - [`verify_fractional`]: the light client's one call.
+//! - [`OwnedFractionalProof`] (what a prover builds) and [`FractionalProof`] (a zero-copy
+//!   view over one [`bytes::Bytes`] buffer);
+//! - [`verify_fractional`]: the light client's one call, with an [`Anchor`].
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let (bytes, coordinator_root) = (bytes::Bytes::new(), [0u8; 32]);
-//! let proof = witness::fractional::FractionalProof::from_bytes(bytes)?;
-//! let proven = witness::verify_fractional(&coordinator_root, &proof)?;
+//! # let (bytes, state_root) = (bytes::Bytes::new(), [0u8; 32]);
+//! use witness::fractional::{verify_fractional, Anchor, FractionalProof};
+//! let proof = FractionalProof::from_bytes(bytes)?;
+//! let proven = verify_fractional(&proof, &Anchor::StateRoot(state_root))?;
 //! for k in proven.keys() {
 //!     println!("{:02x?} = {:02x?}", k.key(), k.current_value);
 //! }
+//! let (post_state_root, post_coordinator_root) = proven.post_roots()?;
+//! # let _ = (post_state_root, post_coordinator_root);
 //! # Ok(())
 //! # }
 //! ```
@@ -27,10 +31,10 @@ mod verify_error;
 mod wire;
 
 pub use verify::{
-    verify_fractional, verify_fractional_bytes, FractionalKey, FractionalVerifyError,
-    VerifiedFractional, TRANSCRIPT_LABEL,
+    shard_of, start_transcript, verify_fractional, verify_fractional_bytes, Anchor, FractionalKey,
+    FractionalVerifyError, VerifiedFractional, TRANSCRIPT_LABEL,
 };
 pub use wire::{
     FractionalDecodeError, FractionalEncodeError, FractionalProof, OwnedFractionalProof,
-    OwnedFractionalStem, OwnedFractionalSuffix, OwnedShardEntry, VERSION,
+    OwnedFractionalStem, OwnedFractionalSuffix, FLAG_COORDINATOR, VERSION,
 };

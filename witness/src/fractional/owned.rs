@@ -2,7 +2,7 @@
 
 use crate::prelude::*;
 
-use super::wire::{HEADER_LEN, MIN_SHARD_LEN, VERSION};
+use super::wire::{FLAG_COORDINATOR, HEADER_LEN, VERSION};
 use crate::preset::{MULTIPROOF_LEN, STEM_LEN};
 
 /// One proven suffix of the owned form.
@@ -12,6 +12,8 @@ pub struct OwnedFractionalSuffix {
     pub suffix: u8,
     /// The current value; `None` = absent.
     pub current_value: Option<[u8; 32]>,
+    /// The value the block writes; `None` = not written.
+    pub new_value: Option<[u8; 32]>,
 }
 
 /// One proven stem of the owned form.
@@ -21,19 +23,8 @@ pub struct OwnedFractionalStem {
     pub stem: [u8; STEM_LEN],
     /// `(depth << 3) | extension status`, depth counted from the canonical root.
     pub ext: u8,
-    /// The proven suffixes, ascending.
+    /// The proven suffixes, ascending (1 to 256).
     pub suffixes: Vec<OwnedFractionalSuffix>,
-}
-
-/// One touched shard of the owned form.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedShardEntry {
-    /// The shard index.
-    pub index: u16,
-    /// `compress(C_i)`.
-    pub commitment: [u8; 32],
-    /// Its proven stems, ascending.
-    pub stems: Vec<OwnedFractionalStem>,
 }
 
 /// A fractional proof, owned: what a prover builds and encodes with
@@ -42,20 +33,26 @@ pub struct OwnedShardEntry {
 pub struct OwnedFractionalProof {
     /// Shard depth: 1 or 2.
     pub depth: u8,
-    /// The touched shards, index ascending.
-    pub shards: Vec<OwnedShardEntry>,
-    /// The coordinator multiproof's siblings, in canonical order.
-    pub siblings: Vec<[u8; 32]>,
+    /// `compress(R)`, the canonical root commitment.
+    pub root: [u8; 32],
+    /// The proven stems, ascending.
+    pub stems: Vec<OwnedFractionalStem>,
     /// Stems of the leaves reached only by absent-other stems, ascending.
     pub other_stems: Vec<[u8; STEM_LEN]>,
-    /// Commitments of the proven nodes below the shard tops, in path order.
+    /// `commitments_by_path`: the proven nodes but the root, in path order.
     pub commitments: Vec<[u8; 32]>,
-    /// The IPA multiproof `D ‖ L[8] ‖ R[8] ‖ a` (all zero when there is no opening).
+    /// The internal witnesses (`spec/FRACTIONAL.md` §4.3), little-endian scalars, in path
+    /// order of the nodes that take one.
+    pub internal_witnesses: Vec<[u8; 32]>,
+    /// The coordinator multiproof's siblings in canonical order, when the proof carries the
+    /// coordinator path (`None`: the lean form, verifiable against the state root only).
+    pub siblings: Option<Vec<[u8; 32]>>,
+    /// The IPA multiproof `D ‖ L[8] ‖ R[8] ‖ a`.
     pub multiproof: [u8; MULTIPROOF_LEN],
 }
 
 /// A count of `field`, as the wire format's `N`-byte big-endian integer; `item` says which
-/// shard entry or stem it belongs to, for the error.
+/// stem it belongs to, for the error.
 pub(super) fn count_bytes<const N: usize>(
     field: &'static str,
     item: Option<usize>,
@@ -81,48 +78,48 @@ pub(super) fn count_bytes<const N: usize>(
 }
 
 impl OwnedFractionalProof {
-    /// The wire form. Counts are the format's fixed-width integers: 16 bits for the shard
-    /// entries, the stems of one entry, the suffixes of one stem, the siblings and the other
-    /// stems, 32 bits for the commitments. A proof with more items than its count can hold
-    /// is not representable and is refused with [`FractionalEncodeError::CountOverflow`]
-    /// (`fractional::ShardedTree::prove_fractional` refuses to build one).
+    /// The flags byte: bit 0 when the coordinator path is carried.
+    pub fn flags(&self) -> u8 {
+        if self.siblings.is_some() {
+            FLAG_COORDINATOR
+        } else {
+            0
+        }
+    }
+
+    /// The wire form. Counts are the format's fixed-width integers: 16 bits for the stems,
+    /// the other stems, the internal witnesses and the siblings, 32 bits for the
+    /// commitments, and `m − 1` in one byte for a stem's 1 to 256 suffixes. A proof with
+    /// more items than its count can hold is refused with
+    /// [`FractionalEncodeError::CountOverflow`].
     pub fn to_bytes(&self) -> Result<Vec<u8>, FractionalEncodeError> {
         let mut out = Vec::with_capacity(self.encoded_len());
-        out.push(VERSION);
-        out.push(self.depth);
-        out.extend(count_bytes::<2>("shard count", None, self.shards.len())?);
-        let mut stem_index = 0usize;
-        for (entry, s) in self.shards.iter().enumerate() {
-            out.extend(s.index.to_be_bytes());
-            out.extend(s.commitment);
-            out.extend(count_bytes::<2>("stem count", Some(entry), s.stems.len())?);
-            for st in &s.stems {
-                out.extend(st.stem);
-                out.push(st.ext);
-                out.extend(count_bytes::<2>(
-                    "suffix count",
-                    Some(stem_index),
-                    st.suffixes.len(),
-                )?);
-                stem_index += 1;
-                for d in &st.suffixes {
-                    out.push(d.suffix);
-                    match &d.current_value {
-                        None => out.push(0),
-                        Some(v) => {
-                            out.push(1);
-                            out.extend(v);
-                        }
-                    }
+        out.extend([VERSION, self.depth, self.flags()]);
+        out.extend(self.root);
+        out.extend(count_bytes::<2>("stem count", None, self.stems.len())?);
+        out.extend(self.stems.iter().map(|s| s.ext));
+        for (i, st) in self.stems.iter().enumerate() {
+            out.extend(st.stem);
+            let m = st.suffixes.len();
+            if m == 0 {
+                return Err(FractionalEncodeError::CountOverflow {
+                    field: "suffix count",
+                    item: Some(i),
+                    count: 0,
+                    max: 256,
+                });
+            }
+            out.extend(count_bytes::<1>("suffix count", Some(i), m - 1)?);
+            for d in &st.suffixes {
+                out.push(d.suffix);
+                out.push(
+                    u8::from(d.current_value.is_some()) | (u8::from(d.new_value.is_some()) << 1),
+                );
+                for v in d.current_value.iter().chain(d.new_value.iter()) {
+                    out.extend(v);
                 }
             }
         }
-        out.extend(count_bytes::<2>(
-            "sibling count",
-            None,
-            self.siblings.len(),
-        )?);
-        self.siblings.iter().for_each(|s| out.extend(s));
         out.extend(count_bytes::<2>(
             "other stem count",
             None,
@@ -135,6 +132,16 @@ impl OwnedFractionalProof {
             self.commitments.len(),
         )?);
         self.commitments.iter().for_each(|c| out.extend(c));
+        out.extend(count_bytes::<2>(
+            "internal witness count",
+            None,
+            self.internal_witnesses.len(),
+        )?);
+        self.internal_witnesses.iter().for_each(|w| out.extend(w));
+        if let Some(siblings) = &self.siblings {
+            out.extend(count_bytes::<2>("sibling count", None, siblings.len())?);
+            siblings.iter().for_each(|s| out.extend(s));
+        }
         out.extend(self.multiproof);
         Ok(out)
     }
@@ -142,27 +149,30 @@ impl OwnedFractionalProof {
     /// Length of [`OwnedFractionalProof::to_bytes`].
     pub fn encoded_len(&self) -> usize {
         let stems: usize = self
-            .shards
+            .stems
             .iter()
-            .flat_map(|s| &s.stems)
             .map(|st| {
-                STEM_LEN
-                    + 3
+                1 + STEM_LEN
+                    + 1
                     + st.suffixes
                         .iter()
-                        .map(|d| 2 + if d.current_value.is_some() { 32 } else { 0 })
+                        .map(|d| {
+                            2 + 32 * usize::from(d.current_value.is_some())
+                                + 32 * usize::from(d.new_value.is_some())
+                        })
                         .sum::<usize>()
             })
             .sum();
         HEADER_LEN
-            + self.shards.len() * MIN_SHARD_LEN
-            + stems
             + 2
-            + 32 * self.siblings.len()
+            + stems
             + 2
             + STEM_LEN * self.other_stems.len()
             + 4
             + 32 * self.commitments.len()
+            + 2
+            + 32 * self.internal_witnesses.len()
+            + self.siblings.as_ref().map_or(0, |s| 2 + 32 * s.len())
             + MULTIPROOF_LEN
     }
 }
@@ -171,14 +181,13 @@ impl OwnedFractionalProof {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FractionalEncodeError {
-    /// More items than their count field can hold.
-    #[error("{field}{}: {count} items, the field holds at most {max}", owner(field, *item))]
+    /// More items than their count field can hold (or a stem with no suffix).
+    #[error("{field}{}: {count} items, the field holds at most {max}", owner(*item))]
     CountOverflow {
-        /// The count field: `shard count`, `stem count`, `suffix count`, `sibling count`,
-        /// `other stem count` or `commitment count`.
+        /// The count field: `stem count`, `suffix count`, `other stem count`,
+        /// `commitment count`, `internal witness count` or `sibling count`.
         field: &'static str,
-        /// For a stem count, the shard entry's position; for a suffix count, the stem's
-        /// index over all shard entries.
+        /// For a suffix count, the stem's index.
         item: Option<usize>,
         /// The number of items.
         count: usize,
@@ -187,12 +196,10 @@ pub enum FractionalEncodeError {
     },
 }
 
-/// The shard entry or stem a count belongs to, for [`FractionalEncodeError`]'s message.
-fn owner(field: &str, item: Option<usize>) -> String {
-    match (field, item) {
-        ("stem count", Some(i)) => format!(" of shard entry {i}"),
-        ("suffix count", Some(i)) => format!(" of stem {i}"),
-        (_, Some(i)) => format!(" of item {i}"),
-        (_, None) => String::new(),
+/// The stem a count belongs to, for [`FractionalEncodeError`]'s message.
+fn owner(item: Option<usize>) -> String {
+    match item {
+        Some(i) => format!(" of stem {i}"),
+        None => String::new(),
     }
 }

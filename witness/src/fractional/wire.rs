@@ -1,71 +1,55 @@
-//! The fractional proof's wire form (`spec/FRACTIONAL.md` §4): the owned form that encodes
-//! it, and the zero-copy view that decodes it.
+//! The fractional proof's wire form (`spec/FRACTIONAL.md` §4): the zero-copy view that
+//! decodes it. The owned form that encodes it is in `owned.rs`.
 //!
 //! All integers are big-endian. Decoding reads every count, checks that the bytes left can
 //! hold that many items of the smallest size before reserving anything, and records offsets
-//! into the one [`Bytes`] buffer in three tables (shards, stems, suffix diffs): a constant
-//! number of allocations whatever the proof's size.
+//! into the one [`Bytes`] buffer: the same index tables an SSZ witness has, so the standard
+//! witness views ([`StateDiff`], [`VerkleProof`]) read the proof's stems, statuses, other
+//! stems, commitments and multiproof in place.
 
 use crate::prelude::*;
 
+use core::ops::Range;
+
+use banderwagon::{fr_from_le_bytes_canonical, Fr};
 use bytes::Bytes;
 
 pub use super::decode_error::FractionalDecodeError;
 pub use super::owned::{
     FractionalEncodeError, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
-    OwnedShardEntry,
 };
 use crate::preset::{MULTIPROOF_LEN, STEM_LEN};
+use crate::ssz::{DiffEntry, Layout, StemEntry};
+use crate::view::{StateDiff, VerkleProof};
 
 /// The only version this crate reads and writes.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 
-/// Fixed header: version, shard depth, shard-entry count.
-pub(super) const HEADER_LEN: usize = 4;
-/// Smallest shard entry: index, commitment, stem count.
-pub(super) const MIN_SHARD_LEN: usize = 2 + 32 + 2;
-/// Smallest stem: stem, extension byte, suffix count, one absent suffix.
-pub(super) const MIN_STEM_LEN: usize = STEM_LEN + 1 + 2 + 2;
+/// Flags bit 0: the coordinator path is carried.
+pub const FLAG_COORDINATOR: u8 = 1;
+
+/// Version, shard depth, flags, `compress(R)`.
+pub(super) const HEADER_LEN: usize = 3 + 32;
+/// Smallest stem: its status byte, stem, suffix count, one suffix diff without values.
+const MIN_STEM_LEN: usize = 1 + STEM_LEN + 1 + 2;
 /// Smallest suffix diff: suffix and presence byte.
-pub(super) const MIN_DIFF_LEN: usize = 2;
-
-/// A shard entry's place in the buffer.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ShardLayout {
-    pub index: u16,
-    pub commitment_at: usize,
-    pub first_stem: usize,
-    pub stem_count: usize,
-}
-
-/// A stem's place in the buffer.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct StemLayout {
-    pub stem_at: usize,
-    pub ext: u8,
-    pub first_diff: usize,
-    pub diff_count: usize,
-}
-
-/// A suffix diff: the suffix and where its value is (if present).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct DiffLayout {
-    pub suffix: u8,
-    pub value_at: Option<usize>,
-}
+const MIN_DIFF_LEN: usize = 2;
+/// Presence bits: current value, new value.
+const PRESENT_CURRENT: u8 = 1;
+const PRESENT_NEW: u8 = 2;
 
 /// A decoded fractional proof: views into its one buffer.
 #[derive(Clone, Debug)]
 pub struct FractionalProof {
     buf: Bytes,
     depth: u8,
-    pub(crate) shards: Vec<ShardLayout>,
-    pub(crate) stems: Vec<StemLayout>,
-    pub(crate) diffs: Vec<DiffLayout>,
-    siblings: (usize, usize),
-    other_stems: (usize, usize),
-    commitments: (usize, usize),
-    multiproof_at: usize,
+    flags: u8,
+    /// The witness the proof carries, indexed like an SSZ witness.
+    layout: Layout,
+    /// The internal witnesses, decoded (each < r and ≠ 1).
+    witnesses: Vec<Fr>,
+    /// Bytes of the coordinator siblings (a multiple of 32), when carried.
+    siblings: Option<Range<usize>>,
 }
 
 struct Reader<'a> {
@@ -97,19 +81,24 @@ impl<'a> Reader<'a> {
         Ok(self.take(1, field)?.first().copied().unwrap_or(0))
     }
 
-    fn u16(&mut self, field: &'static str) -> Result<u16, FractionalDecodeError> {
+    fn u16(&mut self, field: &'static str) -> Result<usize, FractionalDecodeError> {
         let s = self.take(2, field)?;
-        Ok(u16::from_be_bytes([
+        Ok(usize::from(u16::from_be_bytes([
             s.first().copied().unwrap_or(0),
             s.get(1).copied().unwrap_or(0),
-        ]))
+        ])))
     }
 
-    fn u32(&mut self, field: &'static str) -> Result<u32, FractionalDecodeError> {
+    fn u32(&mut self, field: &'static str) -> Result<usize, FractionalDecodeError> {
         let s = self.take(4, field)?;
         let mut b = [0u8; 4];
         b.copy_from_slice(s);
-        Ok(u32::from_be_bytes(b))
+        usize::try_from(u32::from_be_bytes(b)).map_err(|_| FractionalDecodeError::Truncated {
+            field,
+            offset: self.at,
+            needed: usize::MAX,
+            available: self.left(),
+        })
     }
 
     /// Checks that `count` items of at least `min` bytes can fit in what is left.
@@ -131,16 +120,16 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// A list of `count` fixed-size items: `(offset, count)`.
+    /// A counted list of `count` items of `size` bytes: its byte range.
     fn list(
         &mut self,
         count: usize,
         size: usize,
         field: &'static str,
-    ) -> Result<(usize, usize), FractionalDecodeError> {
+    ) -> Result<Range<usize>, FractionalDecodeError> {
         let at = self.at;
         self.take(count.saturating_mul(size), field)?;
-        Ok((at, count))
+        Ok(at..self.at)
     }
 }
 
@@ -153,10 +142,14 @@ fn array_at<const N: usize>(buf: &[u8], at: usize) -> &[u8; N] {
 }
 
 impl FractionalProof {
-    /// Decodes and checks the canonical form of a fractional proof (`spec/FRACTIONAL.md`
-    /// §4–5). The buffer is kept; views borrow from it.
+    /// Decodes a fractional proof (`spec/FRACTIONAL.md` §4.1, F-DEC). The buffer is kept;
+    /// views borrow from it. The canonical form of the witness it carries (ascending stems,
+    /// statuses, …) is checked by [`verify_fractional`](super::verify_fractional).
     pub fn from_bytes(buf: Bytes) -> Result<FractionalProof, FractionalDecodeError> {
         use FractionalDecodeError as E;
+        if u32::try_from(buf.len()).is_err() {
+            return Err(E::TooLarge { len: buf.len() });
+        }
         let mut r = Reader { buf: &buf, at: 0 };
         let version = r.u8("version")?;
         if version != VERSION {
@@ -166,341 +159,208 @@ impl FractionalProof {
         if !(1..=2).contains(&depth) {
             return Err(E::BadDepth(depth));
         }
-        let shard_count = usize::from(r.u16("shard count")?);
-        if shard_count == 0 {
-            return Err(E::NoShards);
+        let flags = r.u8("flags")?;
+        if flags & !FLAG_COORDINATOR != 0 {
+            return Err(E::BadFlags(flags));
         }
-        r.room(shard_count, MIN_SHARD_LEN + MIN_STEM_LEN, "shard entries")?;
-        let mut shards = Vec::with_capacity(shard_count);
-        // Stems and diffs are bounded by the bytes left; grow geometrically from a guess.
-        let mut stems: Vec<StemLayout> = Vec::with_capacity(shard_count);
-        let mut diffs: Vec<DiffLayout> = Vec::with_capacity(shard_count);
-        let mut prev_index: Option<u16> = None;
-        let mut prev_stem: Option<&[u8]> = None;
-        for entry in 0..shard_count {
-            let index = r.u16("shard index")?;
-            if depth == 1 && index > 0xff {
-                return Err(E::ShardOutOfRange {
-                    entry,
-                    index,
-                    depth,
-                });
-            }
-            match prev_index {
-                Some(p) if p == index => return Err(E::DuplicateShard { entry, index }),
-                Some(p) if p > index => return Err(E::ShardsNotAscending { entry, index }),
-                _ => {}
-            }
-            prev_index = Some(index);
-            let commitment_at = r.at;
-            r.take(32, "shard commitment")?;
-            let stem_count = usize::from(r.u16("stem count")?);
-            if stem_count == 0 {
-                return Err(E::EmptyShardEntry { entry });
-            }
-            r.room(stem_count, MIN_STEM_LEN, "stems")?;
-            let first_stem = stems.len();
-            for _ in 0..stem_count {
-                let stem_index = stems.len();
-                let stem_at = r.at;
-                let stem = r.take(STEM_LEN, "stem")?;
-                if prev_stem.is_some_and(|p| stem <= p) {
-                    return Err(E::StemsNotAscending { stem_index });
-                }
-                prev_stem = Some(stem);
-                let ext = r.u8("extension byte")?;
-                let diff_count = usize::from(r.u16("suffix count")?);
-                if diff_count == 0 {
-                    return Err(E::EmptyStem { stem_index });
-                }
-                r.room(diff_count, MIN_DIFF_LEN, "suffix diffs")?;
-                let first_diff = diffs.len();
-                let mut prev_suffix: Option<u8> = None;
-                for position in 0..diff_count {
-                    let suffix = r.u8("suffix")?;
-                    if prev_suffix.is_some_and(|p| suffix <= p) {
-                        return Err(E::SuffixesNotAscending {
-                            stem_index,
-                            position,
-                        });
-                    }
-                    prev_suffix = Some(suffix);
-                    let value_at = match r.u8("presence byte")? {
-                        0 => None,
-                        1 => {
-                            let at = r.at;
-                            r.take(32, "value")?;
-                            Some(at)
-                        }
-                        byte => {
-                            return Err(E::BadPresence {
-                                stem_index,
-                                suffix,
-                                byte,
-                            })
-                        }
-                    };
-                    diffs.push(DiffLayout { suffix, value_at });
-                }
-                stems.push(StemLayout {
-                    stem_at,
-                    ext,
-                    first_diff,
-                    diff_count,
-                });
-            }
-            shards.push(ShardLayout {
-                index,
-                commitment_at,
-                first_stem,
-                stem_count,
+        r.take(32, "state root")?;
+        let stem_count = r.u16("stem count")?;
+        if stem_count == 0 {
+            return Err(E::NoKeys);
+        }
+        r.room(stem_count, MIN_STEM_LEN, "stems")?;
+        let ext = r.list(stem_count, 1, "extension statuses")?;
+        let mut stems: Vec<StemEntry> = Vec::with_capacity(stem_count);
+        // Bounded by the bytes left (2 per diff); grows geometrically from one per stem.
+        let mut diffs: Vec<DiffEntry> = Vec::with_capacity(stem_count);
+        for stem_index in 0..stem_count {
+            let stem_at = r.at;
+            r.take(STEM_LEN, "stem")?;
+            let m = usize::from(r.u8("suffix count")?) + 1;
+            r.room(m, MIN_DIFF_LEN, "suffix diffs")?;
+            // Positions fit in u32: the buffer is shorter than 2^32.
+            stems.push(StemEntry {
+                stem_at: stem_at as u32,
+                first_diff: diffs.len() as u32,
+                diff_count: m as u32,
             });
+            for _ in 0..m {
+                let suffix = r.u8("suffix")?;
+                let presence = r.u8("presence")?;
+                if presence & !(PRESENT_CURRENT | PRESENT_NEW) != 0 {
+                    return Err(E::BadPresence {
+                        stem_index,
+                        suffix,
+                        byte: presence,
+                    });
+                }
+                let mut value = |bit: u8, field| -> Result<Option<u32>, E> {
+                    if presence & bit == 0 {
+                        return Ok(None);
+                    }
+                    let at = r.at as u32;
+                    r.take(32, field)?;
+                    Ok(Some(at))
+                };
+                let current_at = value(PRESENT_CURRENT, "current value")?;
+                let new_at = value(PRESENT_NEW, "new value")?;
+                diffs.push(DiffEntry {
+                    suffix,
+                    current_at,
+                    new_at,
+                });
+            }
         }
-        let sibling_count = usize::from(r.u16("sibling count")?);
-        let siblings = r.list(sibling_count, 32, "siblings")?;
-        let other_count = usize::from(r.u16("other stem count")?);
+        let other_count = r.u16("other stem count")?;
         let other_stems = r.list(other_count, STEM_LEN, "other stems")?;
-        let commitment_count = usize::try_from(r.u32("commitment count")?).unwrap_or(usize::MAX);
+        let commitment_count = r.u32("commitment count")?;
         let commitments = r.list(commitment_count, 32, "commitments")?;
+        let witness_count = r.u16("internal witness count")?;
+        let witness_bytes = r.list(witness_count, 32, "internal witnesses")?;
+        let siblings = if flags & FLAG_COORDINATOR != 0 {
+            let count = r.u16("sibling count")?;
+            Some(r.list(count, 32, "coordinator siblings")?)
+        } else {
+            None
+        };
         let multiproof_at = r.at;
         r.take(MULTIPROOF_LEN, "multiproof")?;
-        if r.left() != 0 {
+        if r.left() > 0 {
             return Err(E::TrailingBytes { extra: r.left() });
         }
-        let proof = FractionalProof {
-            depth,
-            shards,
+        let mut witnesses = Vec::with_capacity(witness_count);
+        for (index, bytes) in buf
+            .get(witness_bytes)
+            .unwrap_or(&[])
+            .chunks_exact(32)
+            .enumerate()
+        {
+            let w = fr_from_le_bytes_canonical(bytes)
+                .map_err(|_| E::InternalWitnessScalar { index })?;
+            if w == Fr::from(1u8) {
+                return Err(E::InternalWitnessOne { index });
+            }
+            witnesses.push(w);
+        }
+        let layout = Layout {
             stems,
             diffs,
-            siblings,
-            other_stems,
-            commitments,
             multiproof_at,
-            buf,
+            other_stems,
+            depth_extension_present: ext,
+            commitments_by_path: commitments,
         };
-        let mut prev: Option<&[u8; STEM_LEN]> = None;
-        for (index, s) in proof.other_stems().enumerate() {
-            if prev.is_some_and(|p| s <= p) {
-                return Err(E::OtherStemsNotAscending { index });
-            }
-            prev = Some(s);
-        }
-        Ok(proof)
+        Ok(FractionalProof {
+            buf,
+            depth,
+            flags,
+            layout,
+            witnesses,
+            siblings,
+        })
     }
 
-    /// The encoded proof.
+    /// The encoded bytes.
     pub fn as_bytes(&self) -> &Bytes {
         &self.buf
     }
 
-    /// Shard depth: 1 or 2.
+    /// Every byte before the multiproof: what the multiproof's transcript absorbs first.
+    pub fn body(&self) -> &[u8] {
+        self.buf.get(..self.layout.multiproof_at).unwrap_or(&[])
+    }
+
+    /// The shard depth (1 or 2).
     pub fn depth(&self) -> u8 {
         self.depth
     }
 
-    /// Number of shard entries.
-    pub fn shard_count(&self) -> usize {
-        self.shards.len()
+    /// The flags byte.
+    pub fn flags(&self) -> u8 {
+        self.flags
     }
 
-    /// Shard entry `i`: its index and compressed commitment.
-    pub fn shard(&self, i: usize) -> Option<(u16, &[u8; 32])> {
-        let s = self.shards.get(i)?;
-        Some((s.index, array_at(&self.buf, s.commitment_at)))
+    /// Whether the coordinator path is carried (the proof verifies against a coordinator
+    /// root as well as the state root).
+    pub fn carries_coordinator_path(&self) -> bool {
+        self.siblings.is_some()
     }
 
-    /// Stem `i` (over all shard entries): the stem and its extension byte.
-    pub fn stem(&self, i: usize) -> Option<(&[u8; STEM_LEN], u8)> {
-        let s = self.stems.get(i)?;
-        Some((array_at(&self.buf, s.stem_at), s.ext))
+    /// `compress(R)`: the canonical root commitment the proof hangs from.
+    pub fn state_root(&self) -> &[u8; 32] {
+        array_at(&self.buf, 3)
     }
 
-    /// The suffix diffs of stem `i`: `(suffix, current value)`.
-    pub fn suffixes(&self, i: usize) -> impl Iterator<Item = (u8, Option<&[u8; 32]>)> + '_ {
-        let range = self
-            .stems
-            .get(i)
-            .map_or(0..0, |s| s.first_diff..s.first_diff + s.diff_count);
-        self.diffs
-            .get(range)
-            .unwrap_or(&[])
-            .iter()
-            .map(|d| (d.suffix, d.value_at.map(|at| array_at(&self.buf, at))))
+    /// The stems and suffix diffs (current and new values), as a standard witness's.
+    pub fn state_diff(&self) -> StateDiff<'_> {
+        StateDiff::new(&self.buf, &self.layout)
     }
 
-    /// The coordinator multiproof's siblings.
+    /// Extension statuses, other stems, commitments and multiproof, as a standard
+    /// witness's `verkle_proof`.
+    pub fn verkle_proof(&self) -> VerkleProof<'_> {
+        VerkleProof::new(&self.buf, &self.layout)
+    }
+
+    /// The internal witnesses (`spec/FRACTIONAL.md` §4.3), in order.
+    pub fn internal_witnesses(&self) -> &[Fr] {
+        &self.witnesses
+    }
+
+    /// The coordinator siblings, in canonical order (empty when not carried).
     pub fn siblings(&self) -> impl ExactSizeIterator<Item = &[u8; 32]> + '_ {
-        self.chunks::<32>(self.siblings)
+        self.siblings
+            .clone()
+            .and_then(|r| self.buf.get(r))
+            .unwrap_or(&[])
+            .chunks_exact(32)
+            .map(|c| array_at::<32>(c, 0))
     }
 
-    /// `other_stems`.
-    pub fn other_stems(&self) -> impl ExactSizeIterator<Item = &[u8; STEM_LEN]> + '_ {
-        self.chunks::<STEM_LEN>(self.other_stems)
-    }
-
-    /// The commitments below the shard tops, in path order.
-    pub fn commitments(&self) -> impl ExactSizeIterator<Item = &[u8; 32]> + '_ {
-        self.chunks::<32>(self.commitments)
-    }
-
-    /// Sibling `k`.
-    pub fn sibling(&self, k: usize) -> Option<&[u8; 32]> {
-        (k < self.siblings.1).then(|| array_at(&self.buf, self.siblings.0 + 32 * k))
-    }
-
-    /// The multiproof bytes.
-    pub fn multiproof(&self) -> &[u8; MULTIPROOF_LEN] {
-        array_at(&self.buf, self.multiproof_at)
-    }
-
-    fn chunks<const N: usize>(
-        &self,
-        (at, count): (usize, usize),
-    ) -> impl ExactSizeIterator<Item = &[u8; N]> + '_ {
-        (0..count).map(move |k| array_at::<N>(&self.buf, at + N * k))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fractional::owned::count_bytes;
-
-    const MAX16: usize = u16::MAX as usize;
-
-    fn stem_of(i: usize) -> [u8; STEM_LEN] {
-        let mut stem = [0u8; STEM_LEN];
-        stem[..8].copy_from_slice(&(i as u64).to_be_bytes());
-        stem
-    }
-
-    fn suffix(suffix: u8) -> OwnedFractionalSuffix {
-        OwnedFractionalSuffix {
-            suffix,
-            current_value: Some([suffix; 32]),
-        }
-    }
-
-    fn stem(i: usize) -> OwnedFractionalStem {
-        OwnedFractionalStem {
-            stem: stem_of(i),
-            ext: (2 << 3) | 2,
-            suffixes: vec![suffix(7)],
-        }
-    }
-
-    /// A depth-2 proof with `shards` entries (one stem each, stems ascending over the
-    /// proof), `siblings` siblings and `others` ascending other stems.
-    fn proof(shards: usize, siblings: usize, others: usize) -> OwnedFractionalProof {
+    /// The owned form, read through the views: encoding it gives back [`Self::as_bytes`].
+    pub fn to_owned_proof(&self) -> OwnedFractionalProof {
+        let state_diff = self.state_diff();
+        let verkle_proof = self.verkle_proof();
+        let stems = state_diff
+            .iter()
+            .zip(verkle_proof.depth_extension_present())
+            .map(|(s, &ext)| OwnedFractionalStem {
+                stem: *s.stem,
+                ext,
+                suffixes: s
+                    .suffix_diffs
+                    .iter()
+                    .map(|d| OwnedFractionalSuffix {
+                        suffix: d.suffix,
+                        current_value: d.current_value.copied(),
+                        new_value: d.new_value.copied(),
+                    })
+                    .collect(),
+            })
+            .collect();
         OwnedFractionalProof {
-            depth: 2,
-            shards: (0..shards)
-                .map(|i| OwnedShardEntry {
-                    index: u16::try_from(i).unwrap(),
-                    commitment: [0x11; 32],
-                    stems: vec![stem(i)],
-                })
+            depth: self.depth,
+            root: *self.state_root(),
+            stems,
+            other_stems: verkle_proof.other_stems().iter().copied().collect(),
+            commitments: verkle_proof.commitments_by_path().iter().copied().collect(),
+            internal_witnesses: self
+                .witnesses
+                .iter()
+                .map(banderwagon::fr_to_le_bytes)
                 .collect(),
-            siblings: (0..siblings).map(|i| [(i % 251) as u8; 32]).collect(),
-            other_stems: (0..others).map(stem_of).collect(),
-            commitments: vec![[0x22; 32]; 3],
-            multiproof: [0x33; MULTIPROOF_LEN],
+            siblings: self
+                .siblings
+                .as_ref()
+                .map(|_| self.siblings().copied().collect()),
+            multiproof: verkle_proof.multiproof_bytes(),
         }
     }
 
-    fn overflow(p: &OwnedFractionalProof) -> (&'static str, Option<usize>, usize, u64) {
-        match p.to_bytes() {
-            Err(FractionalEncodeError::CountOverflow {
-                field,
-                item,
-                count,
-                max,
-            }) => (field, item, count, max),
-            other => panic!("expected CountOverflow, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn count_fields_hold_their_maximum_and_refuse_one_more() {
-        assert_eq!(count_bytes::<2>("f", None, 0), Ok([0, 0]));
-        assert_eq!(count_bytes::<2>("f", None, 0x1234), Ok([0x12, 0x34]));
-        assert_eq!(count_bytes::<2>("f", None, MAX16), Ok([0xff, 0xff]));
-        assert_eq!(
-            count_bytes::<2>("f", Some(4), MAX16 + 1),
-            Err(FractionalEncodeError::CountOverflow {
-                field: "f",
-                item: Some(4),
-                count: MAX16 + 1,
-                max: 65_535,
-            })
-        );
-        let max32 = usize::try_from(u32::MAX).unwrap();
-        assert_eq!(count_bytes::<4>("f", None, max32), Ok([0xff; 4]));
-        assert_eq!(
-            count_bytes::<4>("f", None, max32 + 1),
-            Err(FractionalEncodeError::CountOverflow {
-                field: "f",
-                item: None,
-                count: max32 + 1,
-                max: u64::from(u32::MAX),
-            })
-        );
-    }
-
-    #[test]
-    fn proof_at_every_16_bit_limit_round_trips() {
-        let p = proof(MAX16, MAX16, MAX16);
-        let bytes = p.to_bytes().unwrap();
-        assert_eq!(bytes.len(), p.encoded_len());
-        let d = FractionalProof::from_bytes(Bytes::from(bytes)).unwrap();
-        assert_eq!(d.depth(), 2);
-        assert_eq!(d.shard_count(), MAX16);
-        for i in [0, 1, MAX16 - 1] {
-            let (index, commitment) = d.shard(i).unwrap();
-            assert_eq!(usize::from(index), i);
-            assert_eq!(commitment, &[0x11; 32]);
-            assert_eq!(d.stem(i), Some((&stem_of(i), (2 << 3) | 2)));
-            let diffs: Vec<_> = d.suffixes(i).collect();
-            assert_eq!(diffs, vec![(7, Some(&[7u8; 32]))]);
-        }
-        assert_eq!(d.siblings().len(), MAX16);
-        assert_eq!(d.sibling(MAX16 - 1), p.siblings.last());
-        assert!(d.other_stems().eq(p.other_stems.iter()));
-        assert_eq!(d.commitments().len(), 3);
-        assert_eq!(d.multiproof(), &[0x33; MULTIPROOF_LEN]);
-
-        let mut many_stems = proof(1, 0, 0);
-        many_stems.shards[0].stems = (0..MAX16).map(stem).collect();
-        let d = FractionalProof::from_bytes(Bytes::from(many_stems.to_bytes().unwrap())).unwrap();
-        assert_eq!(d.shards.first().map(|s| s.stem_count), Some(MAX16));
-        assert_eq!(d.stem(MAX16 - 1).map(|s| *s.0), Some(stem_of(MAX16 - 1)));
-    }
-
-    #[test]
-    fn proof_over_a_16_bit_limit_is_refused_naming_the_count() {
-        // 65,536 shards: every shard of depth 2, which the format cannot list in one proof.
-        assert_eq!(
-            overflow(&proof(MAX16 + 1, 0, 0)),
-            ("shard count", None, MAX16 + 1, 65_535)
-        );
-        assert_eq!(
-            overflow(&proof(1, MAX16 + 1, 0)),
-            ("sibling count", None, MAX16 + 1, 65_535)
-        );
-        assert_eq!(
-            overflow(&proof(1, 0, MAX16 + 1)),
-            ("other stem count", None, MAX16 + 1, 65_535)
-        );
-        let mut p = proof(3, 0, 0);
-        p.shards[2].stems = (2..MAX16 + 3).map(stem).collect();
-        assert_eq!(overflow(&p), ("stem count", Some(2), MAX16 + 1, 65_535));
-        let mut p = proof(3, 0, 0);
-        p.shards[1].stems[0].suffixes = vec![suffix(1); MAX16 + 1];
-        assert_eq!(overflow(&p), ("suffix count", Some(1), MAX16 + 1, 65_535));
-        let e = p.to_bytes().unwrap_err().to_string();
-        assert!(
-            e.contains("suffix count of stem 1") && e.contains("65536"),
-            "{e}"
-        );
+    /// The `k`-th coordinator sibling.
+    pub fn sibling(&self, k: usize) -> Option<&[u8; 32]> {
+        let range = self.siblings.clone()?;
+        let at = range.start.checked_add(k.checked_mul(32)?)?;
+        (at + 32 <= range.end).then(|| array_at(&self.buf, at))
     }
 }

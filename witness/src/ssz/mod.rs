@@ -60,8 +60,9 @@ pub(crate) struct Layout {
     pub stems: Vec<StemEntry>,
     /// One entry per suffix diff, stems' diffs concatenated in order.
     pub diffs: Vec<DiffEntry>,
-    /// Absolute start of the `VerkleProof` container.
-    pub proof_at: usize,
+    /// Absolute start of the 576 multiproof bytes `D ‖ L[8] ‖ R[8] ‖ a` (in SSZ, `d` and
+    /// `ipa_proof` of the `VerkleProof` container).
+    pub multiproof_at: usize,
     /// Bytes of `other_stems` (a multiple of 31).
     pub other_stems: Range<usize>,
     /// Bytes of `depth_extension_present`.
@@ -186,7 +187,7 @@ fn decode_proof(buf: &[u8], range: Range<usize>) -> Result<Layout, SszError> {
     Ok(Layout {
         stems: Vec::new(),
         diffs: Vec::new(),
-        proof_at: start,
+        multiproof_at: start + PROOF_D_AT,
         other_stems: other_at..ext_at,
         depth_extension_present: ext_at..comm_at,
         commitments_by_path: comm_at..end,

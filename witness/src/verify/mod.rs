@@ -24,13 +24,14 @@ mod error;
 mod openings;
 mod points;
 mod proven;
-mod shape;
+pub(crate) mod shape;
 
 use banderwagon::arith::{One, Zero};
 use ipa::{Crs, Opening, Transcript};
 
 use crate::canonical::check_canonical;
 use crate::execution_witness::ExecutionWitness;
+use crate::view::{StateDiff, VerkleProof};
 
 pub use error::VerifyError;
 use openings::plan_openings;
@@ -39,7 +40,7 @@ use points::{decode_points, DecodedPoints, PROOF_POINTS};
 pub use proven::{
     ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode, ProvenStem, VerifiedWitness,
 };
-use shape::{path_of, proven_keys, rebuild_shape};
+use shape::{path_of, proven_keys, rebuild_shape, Shape};
 
 /// The Fiat–Shamir transcript label of execution-witness multiproofs (go-verkle `"vt"`).
 const TRANSCRIPT_LABEL: &[u8] = b"vt";
@@ -123,22 +124,39 @@ fn prepare(
     witness: &ExecutionWitness,
 ) -> Result<(VerifiedWitness, ipa::IpaCheck), VerifyError> {
     check_canonical(witness)?;
-    let state_diff = witness.state_diff();
+    prepare_parts(
+        pre_state_root,
+        witness.state_diff(),
+        &witness.verkle_proof(),
+        |_, _, _| Ok(Transcript::new(TRANSCRIPT_LABEL)),
+    )
+}
+
+/// The checks of [`verify`] after the canonical form, over the views of a witness wherever
+/// its bytes are laid out, up to the multiproof's last step. `transcript` runs once the
+/// openings are planned and their values known (`fields`: each proven node's field, the
+/// root first, in path order of the non-empty nodes): it may add openings (keeping them in
+/// commitment order) and returns the transcript the multiproof is checked with.
+pub(crate) fn prepare_parts<E: From<VerifyError>>(
+    pre_state_root: &[u8; 32],
+    state_diff: StateDiff<'_>,
+    proof: &VerkleProof<'_>,
+    transcript: impl FnOnce(&Shape, &[banderwagon::Fr], &mut Vec<Opening>) -> Result<Transcript, E>,
+) -> Result<(VerifiedWitness, ipa::IpaCheck), E> {
     if state_diff.is_empty() {
-        return Err(VerifyError::NoKeys);
+        return Err(VerifyError::NoKeys.into());
     }
-    let proof = witness.verkle_proof();
     let commitments = proof.commitments_by_path();
     // Cheap structural checks come before any point work: the shape (one map entry per
     // proven node, bounded by the commitment count), the commitment count, and the rule
     // that no internal node or leaf is the identity all read bytes only, so a witness with
     // millions of well-formed points but the wrong shape is refused without decompressing
     // one. Then the openings' plan (serial) runs beside the decoding (parallel).
-    let (mut stems, shape) = rebuild_shape(state_diff, &proof)?;
+    let (mut stems, shape) = rebuild_shape(state_diff, proof)?;
     shape.check_identities(commitments)?;
     let (plan, decoded) = join(
         || plan_openings(&shape.nodes, state_diff),
-        || decode_points(pre_state_root, commitments, &proof),
+        || decode_points(pre_state_root, commitments, proof),
     );
     let DecodedPoints {
         elements,
@@ -156,25 +174,25 @@ fn prepare(
         .get(PROOF_POINTS..)
         .expect("decode_points maps every point it returns");
     shape.check_count(tree_elements.len())?;
+    let mut openings = plan.fill(tree_fields);
+    let mut transcript = transcript(&shape, tree_fields, &mut openings)?;
     // The proven node list is only output: it is built on one core while the other checks
     // the proof (the check first, so it starts at once; the list waits to be taken).
     let (proven, nodes) = join(
         || {
-            let openings = plan.fill(tree_fields);
             multiproof
                 .check_openings(
                     Crs::eip6800(),
-                    &mut Transcript::new(TRANSCRIPT_LABEL),
+                    &mut transcript,
                     tree_elements,
                     &encoded,
                     &openings,
                 )
                 .ok()
-                .map(|check| (openings, check))
         },
         || shape.into_nodes(tree_elements, tree_fields),
     );
-    let (openings, check) = proven.ok_or(VerifyError::ProofRejected)?;
+    let check = proven.ok_or(VerifyError::ProofRejected)?;
     let mut nodes = nodes;
     mark_proven_internal(&mut nodes, &openings);
 

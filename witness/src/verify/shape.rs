@@ -87,11 +87,11 @@ pub(super) fn proven_keys(state_diff: StateDiff<'_>) -> Vec<ProvenKey> {
 
 /// The set of child indices an internal node is opened at.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct ChildSet([u64; 4]);
+pub(crate) struct ChildSet([u64; 4]);
 
 impl ChildSet {
     /// Number of indices.
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
@@ -102,7 +102,7 @@ impl ChildSet {
     }
 
     /// The indices, ascending.
-    pub(super) fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u8> + '_ {
         self.0.iter().zip(0u8..).flat_map(|(&word, w)| {
             let mut rest = word;
             core::iter::from_fn(move || {
@@ -118,7 +118,7 @@ impl ChildSet {
 
 /// A node of the tree being rebuilt, before commitments are assigned.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Draft {
+pub(crate) enum Draft {
     Internal {
         children: ChildSet,
     },
@@ -137,7 +137,7 @@ pub(super) enum Draft {
 }
 
 impl Draft {
-    pub(super) fn kind(&self) -> NodeKind {
+    pub(crate) fn kind(&self) -> NodeKind {
         match self {
             Draft::Internal { .. } => NodeKind::Internal,
             Draft::Empty => NodeKind::Empty,
@@ -160,8 +160,8 @@ pub(super) struct ShapeBuilder {
 }
 
 /// The rebuilt shape: nodes in path order, other stems resolved.
-pub(super) struct Shape {
-    pub(super) nodes: Vec<(NodePath, Draft)>,
+pub(crate) struct Shape {
+    pub(crate) nodes: Vec<(NodePath, Draft)>,
     pub(super) commitment_count: usize,
 }
 
