@@ -60,10 +60,13 @@ pub trait State {
     /// An execution witness proving the current values of `keys`, carrying the given new
     /// values (`None` = read only).
     fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness>;
-    /// A fractional proof of `keys` against the coordinator root (`None` for a single tree).
+    /// A fractional proof of `keys` (with the new values they are written, `None` = read
+    /// only) against the canonical root and, with `coordinator_path`, the coordinator root
+    /// (`None` for a single tree).
     fn prove_fractional(
         &mut self,
-        _keys: &[TreeKey],
+        _keys: &[(TreeKey, Option<Value>)],
+        _coordinator_path: bool,
     ) -> Result<Option<fractional::FractionalProof>> {
         Ok(None)
     }
@@ -234,8 +237,9 @@ impl State for FracState {
 
     fn prove_fractional(
         &mut self,
-        keys: &[TreeKey],
+        keys: &[(TreeKey, Option<Value>)],
+        coordinator_path: bool,
     ) -> Result<Option<fractional::FractionalProof>> {
-        Ok(Some(self.tree.prove_fractional(keys)?))
+        Ok(Some(self.tree.prove_fractional(keys, coordinator_path)?))
     }
 }

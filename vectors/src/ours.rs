@@ -507,10 +507,22 @@ fn expect_key(
 }
 
 fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
-    let root = input.get("coordinator_root")?.hex_n::<32>()?;
+    use witness::fractional::Anchor;
+    let root = input.get("root")?.hex_n::<32>()?;
+    let anchor = input.get("anchor")?;
+    let anchor = match anchor.str()? {
+        "state_root" => Anchor::StateRoot(root),
+        "coordinator_root" => Anchor::CoordinatorRoot(root),
+        other => {
+            return Err(VectorError::field(
+                &anchor.at,
+                format!("anchor `{other}` (expected `state_root` or `coordinator_root`)"),
+            ))
+        }
+    };
     let p = input.get("proof")?;
     let verified =
-        witness::fractional::verify_fractional_bytes(&root, bytes::Bytes::from(p.hex()?));
+        witness::fractional::verify_fractional_bytes(bytes::Bytes::from(p.hex()?), &anchor);
     let at = format!("{}: verify_fractional", input.at);
     expect_rule(
         &at,
@@ -521,14 +533,45 @@ fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
         return Ok(());
     };
     let keys = out.get("keys")?;
-    expect_keys(&keys, v.keys().iter().map(|k| (k.key(), k.current_value)))?;
+    let proven = v.keys();
+    let want = expect_keys(&keys, proven.iter().map(|k| (k.key(), k.current_value)))?;
+    let show = |v: Option<&[u8; 32]>| v.map_or_else(|| "null".to_owned(), |c| hex0x(c));
+    let want_opt = |w: &Loc<'_>, field: &str| -> Result<String, VectorError> {
+        if w.value.get(field).is_none() {
+            return Err(VectorError::field(
+                &w.at,
+                format!("missing field `{field}`"),
+            ));
+        }
+        Ok(match w.opt(field) {
+            Some(x) => hex0x(&x.hex_n::<32>()?),
+            None => "null".to_owned(),
+        })
+    };
+    for (k, w) in proven.iter().zip(&want) {
+        expect_eq(
+            &format!("{}/new_value", w.at),
+            show(k.new_value.as_ref()),
+            want_opt(w, "new_value")?,
+        )?;
+    }
     let shards = out.get("shards")?;
     let want_shards = shards
         .items()?
         .iter()
-        .map(|s| s.u64())
-        .collect::<Result<Vec<u64>, VectorError>>()?;
-    let got_shards: Vec<u64> = v.shards().iter().map(|(i, _)| u64::from(*i)).collect();
+        .map(|s| {
+            Ok(format!(
+                "{}:{}",
+                s.get("index")?.u64()?,
+                hex0x(&s.get("commitment")?.hex_n::<32>()?)
+            ))
+        })
+        .collect::<Result<Vec<String>, VectorError>>()?;
+    let got_shards: Vec<String> = v
+        .shards()
+        .iter()
+        .map(|(i, c)| format!("{i}:{}", hex0x(c)))
+        .collect();
     expect_eq(
         &shards.at,
         format!("{got_shards:?}"),
@@ -536,5 +579,20 @@ fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
     )?;
     let openings = out.get("openings")?;
     expect_eq(&openings.at, v.opening_count() as u64, openings.u64()?)?;
+    let (post_state, post_coordinator) = v
+        .post_roots()
+        .map_err(|e| VectorError::field(&out.at, format!("post-state roots: {e}")))?;
+    for (field, got) in [
+        ("state_root", Some(v.state_root())),
+        ("coordinator_root", v.coordinator_root()),
+        ("post_state_root", Some(&post_state)),
+        ("post_coordinator_root", post_coordinator.as_ref()),
+    ] {
+        expect_eq(
+            &format!("{}/{field}", out.at),
+            show(got),
+            want_opt(&out, field)?,
+        )?;
+    }
     Ok(())
 }

@@ -150,7 +150,8 @@ fn prove_and_verify(
     let mut all_ok = ok;
     if let Some(coordinator_root) = state.coordinator_root() {
         let t = Instant::now();
-        let Some(proof) = state.prove_fractional(keys)? else {
+        let reads: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+        let Some(proof) = state.prove_fractional(&reads, true)? else {
             bail!("the sharded state gave no fractional proof");
         };
         let prove_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -158,8 +159,8 @@ fn prove_and_verify(
         let len = bytes.len();
         let t = Instant::now();
         let verdict = witness::fractional::verify_fractional_bytes(
-            &coordinator_root,
             bytes::Bytes::from(bytes),
+            &witness::fractional::Anchor::CoordinatorRoot(coordinator_root),
         );
         let verify_ms = t.elapsed().as_secs_f64() * 1e3;
         let shards = verdict.as_ref().map(|v| v.shards().len()).unwrap_or(0);

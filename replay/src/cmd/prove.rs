@@ -1,5 +1,6 @@
-//! `fverkle prove --datadir DIR KEYS_FILE [--fractional] [--format json|ssz]`: a witness for
-//! keys against the datadir's current state.
+//! `fverkle prove --datadir DIR KEYS_FILE [--fractional [--lean]] [--format json|ssz]`: a
+//! witness (or a fractional proof) for keys against the datadir's current state, carrying
+//! the new values given as `KEY,VALUE` lines.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,13 +28,19 @@ pub struct Args {
     /// The datadir a replay or `genesis --datadir` wrote.
     #[arg(long)]
     datadir: PathBuf,
-    /// A file of tree keys, one 32-byte hex key per line (`#` comments and blank lines
+    /// A file of tree keys, one 32-byte hex key per line, or `KEY,VALUE` for a key the
+    /// block writes (its new value goes into the proof; `#` comments and blank lines
     /// allowed); `-` reads stdin.
     keys: PathBuf,
     /// Prove from a fractional (sharded) datadir, writing a fractional proof (its wire form,
-    /// `spec/FRACTIONAL.md`; in JSON as hex beside the coordinator root).
+    /// `spec/FRACTIONAL.md` §4; in JSON as hex beside the state root and the coordinator
+    /// root). It verifies against either root.
     #[arg(long)]
     fractional: bool,
+    /// With --fractional: leave the coordinator path out (the proof then verifies against
+    /// the state root only, and is 2 + 32·S bytes smaller).
+    #[arg(long, requires = "fractional")]
+    lean: bool,
     /// Make every absence in the witness bound (`spec/WIRE.md` §6.6): add, as reads, the
     /// keys whose paths prove the internal nodes above each absence internal. The result is
     /// an ordinary EIP-6800 witness, a little larger; without the flag the witness is
@@ -48,17 +55,26 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-/// Parses a keys file: one 32-byte hex key per line.
-pub fn parse_keys(text: &str, name: &str) -> Result<Vec<TreeKey>> {
+/// Parses a keys file: one 32-byte hex key per line, or `KEY,VALUE` with the value the
+/// block writes to it.
+pub fn parse_keys(text: &str, name: &str) -> Result<Vec<(TreeKey, Option<Value>)>> {
     let mut keys = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let k =
-            parse_root(line).map_err(|e| anyhow::anyhow!("{name}: line {}: key: {e}", i + 1))?;
-        keys.push(k);
+        let (key, value) = match line.split_once(',') {
+            Some((k, v)) => (k.trim(), Some(v.trim())),
+            None => (line, None),
+        };
+        let k = parse_root(key).map_err(|e| anyhow::anyhow!("{name}: line {}: key: {e}", i + 1))?;
+        let v = value
+            .map(|v| {
+                parse_root(v).map_err(|e| anyhow::anyhow!("{name}: line {}: value: {e}", i + 1))
+            })
+            .transpose()?;
+        keys.push((k, v));
     }
     if keys.is_empty() {
         bail!("{name}: no keys");
@@ -105,7 +121,7 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
             .coordinator_root()
             .ok_or_else(|| anyhow::anyhow!("{dd}: not a sharded state"))?;
         let proof = state
-            .prove_fractional(&keys)?
+            .prove_fractional(&keys, !args.lean)?
             .ok_or_else(|| anyhow::anyhow!("{dd}: not a sharded state"))?
             .to_bytes()?;
         match args.format {
@@ -121,16 +137,16 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
             }
         }
     } else {
-        let entries: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+        let entries = &keys;
         let what = || format!("{dd}: proving {} keys at block {height}", keys.len());
         let owned = if args.bind_absences {
-            let (owned, added) = witness::prove_bound(&root, &entries, |k| state.prove(k))
+            let (owned, added) = witness::prove_bound(&root, entries, |k| state.prove(k))
                 .map_err(|e| anyhow::anyhow!("{e:#}"))
                 .with_context(what)?;
             tracing::info!("{dd}: {added} keys added to bind every absence");
             owned
         } else {
-            state.prove(&entries).with_context(what)?
+            state.prove(entries).with_context(what)?
         };
         match args.format {
             Format::Ssz => owned.to_ssz().context("encoding the witness as SSZ")?,

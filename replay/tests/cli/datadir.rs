@@ -353,17 +353,18 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let c: [u8; 32] = hex::decode(&coordinator[2..]).unwrap().try_into().unwrap();
+    use witness::fractional::Anchor;
     let verified = witness::fractional::verify_fractional_bytes(
-        &c,
         bytes::Bytes::from(std::fs::read(&pf).unwrap()),
+        &Anchor::CoordinatorRoot(c),
     )
     .unwrap();
     assert!(!verified.shards().is_empty());
     let mut wrong = c;
     wrong[0] ^= 1;
     assert!(witness::fractional::verify_fractional_bytes(
-        &wrong,
-        bytes::Bytes::from(std::fs::read(&pf).unwrap())
+        bytes::Bytes::from(std::fs::read(&pf).unwrap()),
+        &Anchor::CoordinatorRoot(wrong),
     )
     .is_err());
 }

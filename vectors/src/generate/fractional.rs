@@ -4,7 +4,7 @@
 
 use fractional::{ShardConfig, ShardDepth, ShardedTree};
 use serde_json::{json, Value};
-use witness::fractional::{verify_fractional_bytes, OwnedFractionalProof};
+use witness::fractional::{verify_fractional_bytes, Anchor, OwnedFractionalProof};
 
 use super::crypto::P_BE;
 use super::{
@@ -114,24 +114,37 @@ struct Proven {
     name: &'static str,
     description: &'static str,
     proof: OwnedFractionalProof,
-    root: [u8; 32],
+    state_root: [u8; 32],
+    coordinator_root: [u8; 32],
 }
+
+/// A key read (`None`) or written.
+type Access = (Key, Option<Value32>);
 
 fn prove(
     tree: &mut ShardedTree,
     name: &'static str,
     description: &'static str,
-    keys: &[Key],
+    keys: &[Access],
+    coordinator_path: bool,
 ) -> Result<Proven, VectorError> {
-    let proof = tree.prove_fractional(keys).map_err(gen_err)?;
+    let proof = tree
+        .prove_fractional(keys, coordinator_path)
+        .map_err(gen_err)?;
     Ok(Proven {
         name,
         description,
         proof,
-        root: tree.coordinator_root(),
+        state_root: tree.canonical_root(),
+        coordinator_root: tree.coordinator_root(),
     })
 }
 
+fn reads(keys: &[Key]) -> Vec<Access> {
+    keys.iter().map(|k| (*k, None)).collect()
+}
+
+#[rustfmt::skip]
 fn scenarios(w: &World) -> Result<(Vec<Proven>, Proven), VectorError> {
     let mut t1 = w.tree(ShardDepth::One, 2)?;
     let mut t2 = w.tree(ShardDepth::Two, 2)?;
@@ -150,156 +163,221 @@ fn scenarios(w: &World) -> Result<(Vec<Proven>, Proven), VectorError> {
             key(&l[0], 131),
         ])
         .collect();
-    let proven = vec![
-        prove(&mut t1, "one_key", "one present key, the only stem of its shard (the shard top is its leaf)", &[key(&l[3], 0)])?,
-        prove(&mut t1, "both_halves", "present keys in C1 and C2 of one stem and an absent suffix", &[key(&l[0], 0), key(&l[0], 5), key(&l[0], 200)])?,
-        prove(&mut t1, "pair_below_top", "two present stems of one shard sharing two bytes (internal nodes below the shard top) and an absent-empty stem beside them", &[key(&w.pair[0], 0), key(&w.pair[1], 0), key(&w.pair_absent, 7)])?,
-        prove(&mut t1, "absent_empty_shard", "a key whose shard is empty (identity commitment, no opening)", &[key(&w.empty_shard, 1)])?,
-        prove(&mut t1, "absent_other", "a key whose stem ends at another stem's leaf (the shard top)", &[key(&w.beside_lone, 4)])?,
-        prove(&mut t1, "many_shards", "19 keys over 15 shards: present, absent-empty, absent-other and an empty shard", &many)?,
-        prove(&mut t2, "depth2_one_key", "shard depth 2: one present key", &[key(&l[3], 0)])?,
-        prove(&mut t2, "depth2_pair", "shard depth 2: the pair's shard holds two stems and an absent-empty stem", &[key(&w.pair[0], 0), key(&w.pair[1], 0), key(&w.pair_absent, 7)])?,
-        prove(&mut t2, "depth2_many_shards", "shard depth 2: the keys of many_shards", &many)?,
+    // Updates, an insert into an empty shard, into a one-stem shard and beside the pair.
+    let writes: Vec<Access> = vec![
+        (key(&l[0], 0), Some([0x11; 32])),
+        (key(&l[0], 131), Some([0x12; 32])),
+        (key(&l[4], 7), None),
+        (key(&w.empty_shard, 3), Some([0x13; 32])),
+        (key(&w.beside_lone, 4), Some([0x14; 32])),
+        (key(&w.pair_absent, 200), Some([0x15; 32])),
     ];
+    let proven = vec![
+        prove(&mut t1, "one_key", "one present key, the only stem of its shard (the shard top is its leaf)", &reads(&[key(&l[3], 0)]), true)?,
+        prove(&mut t1, "one_key_lean", "one present key, without the coordinator path (verifies against the state root only)", &reads(&[key(&l[3], 0)]), false)?,
+        prove(&mut t1, "both_halves", "present keys in C1 and C2 of one stem and an absent suffix", &reads(&[key(&l[0], 0), key(&l[0], 5), key(&l[0], 200)]), true)?,
+        prove(&mut t1, "pair_below_top", "two present stems of one shard sharing two bytes (internal nodes below the shard top) and an absent-empty stem beside them", &reads(&[key(&w.pair[0], 0), key(&w.pair[1], 0), key(&w.pair_absent, 7)]), true)?,
+        prove(&mut t1, "absent_needs_witness", "an absent-empty stem under the pair's internal node, opened only at its empty slot: the node takes an internal witness", &reads(&[key(&w.pair_absent, 7)]), true)?,
+        prove(&mut t1, "absent_empty_shard", "a key whose shard is empty (the root's slot opened to 0, the identity under the coordinator)", &reads(&[key(&w.empty_shard, 1)]), true)?,
+        prove(&mut t1, "absent_other", "a key whose stem ends at another stem's leaf (the shard top)", &reads(&[key(&w.beside_lone, 4)]), true)?,
+        prove(&mut t1, "many_shards", "19 keys over 15 shards: present, absent-empty, absent-other and an empty shard", &reads(&many), true)?,
+        prove(&mut t1, "writes", "updates and inserts (into an empty shard, beside a one-stem shard's leaf, beside the pair) with both post-state roots", &writes, true)?,
+        prove(&mut t2, "depth2_one_key", "shard depth 2: one present key (its leaf hangs at depth 1, above the shard prefix)", &reads(&[key(&l[3], 0)]), true)?,
+        prove(&mut t2, "depth2_pair", "shard depth 2: the pair's shard holds two stems and an absent-empty stem", &reads(&[key(&w.pair[0], 0), key(&w.pair[1], 0), key(&w.pair_absent, 7)]), true)?,
+        prove(&mut t2, "depth2_many_shards", "shard depth 2: the keys of many_shards", &reads(&many), true)?,
+        prove(&mut t2, "depth2_writes", "shard depth 2: the writes of writes", &writes, true)?,
+    ];
+    // The post-state roots a verifier computes from the writing proofs are the sharded
+    // tree's after applying the writes.
+    for (depth, name) in [(ShardDepth::One, "writes"), (ShardDepth::Two, "depth2_writes")] {
+        let p = proven.iter().find(|p| p.name == name).ok_or_else(|| VectorError::Generator(format!("no scenario {name}")))?;
+        let bytes = p.proof.to_bytes().map_err(gen_err)?;
+        let v = verify_fractional_bytes(bytes::Bytes::from(bytes), &Anchor::StateRoot(p.state_root)).map_err(gen_err)?;
+        let (state, coordinator) = v.post_roots().map_err(gen_err)?;
+        let mut after = w.tree(depth, 2)?;
+        let applied: Vec<Access> = writes.iter().filter(|(_, v)| v.is_some()).copied().collect();
+        after.apply(&applied).map_err(gen_err)?;
+        if state != after.canonical_root() || coordinator != Some(after.coordinator_root()) {
+            return Err(VectorError::Generator(format!("{name}: the proof's post-state roots are not the tree's after its writes")));
+        }
+    }
+    if proven.iter().find(|p| p.name == "absent_needs_witness").is_none_or(|p| p.proof.internal_witnesses.is_empty()) {
+        return Err(VectorError::Generator("absent_needs_witness carries no internal witness".into()));
+    }
     // The same keys proven against the state before the second block.
     let mut stale_tree = w.tree(ShardDepth::One, 1)?;
-    let stale = prove(
-        &mut stale_tree,
-        "stale",
-        "the keys of many_shards proven before the last block",
-        &many,
-    )?;
+    let stale = prove(&mut stale_tree, "stale", "the keys of many_shards proven before the last block", &reads(&many), true)?;
     Ok((proven, stale))
 }
 
-/// A mutation of a valid scenario's proof (and coordinator root).
-type Mutation = super::Mutation<OwnedFractionalProof>;
-
-fn m(f: impl Fn(&mut OwnedFractionalProof, &mut [u8; 32]) + 'static) -> Mutation {
-    super::m(f)
+/// A case being mutated: the proof, and whether it is checked against the coordinator root
+/// (else the state root) and which root.
+struct Case {
+    proof: OwnedFractionalProof,
+    coordinator: bool,
+    root: [u8; 32],
 }
 
-/// Moves the first stem of the first entry holding two or more stems (but the first) to
-/// the end of the entry before it: the global stem order is unchanged, and that entry now
-/// lists one stem of the next shard beside its own.
-fn move_stem_to_previous_entry(p: &mut OwnedFractionalProof) {
-    let Some(i) = (1..p.shards.len()).find(|&i| p.shards[i].stems.len() >= 2) else {
-        return;
-    };
-    let s = p.shards[i].stems.remove(0);
-    p.shards[i - 1].stems.push(s);
+type Mutation = Box<dyn Fn(&mut Case)>;
+
+fn m(f: impl Fn(&mut Case) + 'static) -> Mutation {
+    Box::new(f)
 }
 
-type Named<T> = (&'static str, &'static str, &'static str, &'static str, T);
+/// Both anchors of a scenario: `false` = the state root.
+const STATE: bool = false;
+const COORD: bool = true;
+
+type Named<T> = (
+    &'static str,
+    &'static str,
+    bool,
+    &'static str,
+    &'static str,
+    T,
+);
 
 #[rustfmt::skip]
-fn mutations(stale_commitment: [u8; 32], stale_shard: u16, current_root: [u8; 32]) -> Vec<Named<Mutation>> {
+fn mutations(stale: ([u8; 32], [u8; 32])) -> Vec<Named<Mutation>> {
+    let (stale_state, stale_coordinator) = stale;
     vec![
-        ("no_shards", "one_key", "the shard list emptied", "fractional.no_shards",
-            m(|p, _| p.shards.clear())),
-        ("shard_out_of_range", "one_key", "the shard index 256 at depth 1", "fractional.shard_out_of_range",
-            m(|p, _| p.shards[0].index = 256)),
-        ("duplicate_shard", "one_key", "the shard entry listed twice", "fractional.duplicate_shard",
-            m(|p, _| { let e = p.shards[0].clone(); p.shards.push(e); })),
-        ("shards_not_ascending", "many_shards", "the first two shard entries swapped", "fractional.shards_ascending",
-            m(|p, _| p.shards.swap(0, 1))),
-        ("empty_shard_entry", "pair_below_top", "the shard entry's stems removed", "fractional.empty_shard_entry",
-            m(|p, _| p.shards[0].stems.clear())),
-        ("stems_not_ascending", "pair_below_top", "the shard's first two stems swapped", "fractional.stems_ascending",
-            m(|p, _| p.shards[0].stems.swap(0, 1))),
-        ("stem_repeated", "pair_below_top", "the first stem listed twice", "fractional.stems_ascending",
-            m(|p, _| { let s = p.shards[0].stems[0].clone(); p.shards[0].stems.insert(0, s); })),
-        ("stem_without_suffixes", "one_key", "the stem's suffix diffs removed", "fractional.empty_stem",
-            m(|p, _| p.shards[0].stems[0].suffixes.clear())),
-        ("suffixes_not_ascending", "both_halves", "the suffix diffs reversed", "fractional.suffixes_ascending",
-            m(|p, _| p.shards[0].stems[0].suffixes.reverse())),
-        ("other_stem_repeated", "absent_other", "the other stem listed twice", "fractional.other_stems_ascending",
-            m(|p, _| { let s = p.other_stems[0]; p.other_stems.push(s); })),
-        ("shard_under_another_index", "one_key", "the entry's index changed to the next shard: another shard's proof under this index", "fractional.shard_index_mismatch",
-            m(|p, _| p.shards[0].index ^= 1)),
-        ("key_routed_to_wrong_shard", "many_shards", "the first stem of the pair's shard entry moved to the end of the entry before it", "fractional.key_wrong_shard",
-            m(|p, _| move_stem_to_previous_entry(p))),
-        ("extension_status_3", "one_key", "extension status 3", "fractional.extension",
-            m(|p, _| { let e = &mut p.shards[0].stems[0].ext; *e = (*e & !7) | 3; })),
-        ("depth_above_shard_top", "depth2_one_key", "a stem's depth 1 at shard depth 2", "fractional.extension",
-            m(|p, _| { let e = &mut p.shards[0].stems[0].ext; *e = (1 << 3) | (*e & 7); })),
-        ("empty_shard_with_commitment", "absent_empty_shard", "the empty shard's identity commitment replaced by the generator", "fractional.empty_shard_mismatch",
-            m(|p, _| p.shards[0].commitment = banderwagon::Element::generator().to_bytes())),
-        ("absent_stem_with_value", "absent_other", "a current value on the absent stem's key", "fractional.absent_value",
-            m(|p, _| p.shards[0].stems[0].suffixes[0].current_value = Some([1; 32]))),
-        ("leaf_on_an_internal_node", "pair_below_top", "the first stem's depth 2 instead of 3: its leaf where the pair needs an internal node", "fractional.path_conflict",
-            m(|p, _| { let e = &mut p.shards[0].stems[0].ext; *e = (2 << 3) | (*e & 7); })),
-        ("other_stem_missing", "absent_other", "other_stems emptied", "fractional.other_stem_count",
-            m(|p, _| p.other_stems.clear())),
-        ("other_stem_off_path", "absent_other", "the other stem's first byte changed", "fractional.other_stem",
-            m(|p, _| p.other_stems[0][0] ^= 0x01)),
-        ("commitment_missing", "both_halves", "the last commitment removed", "fractional.commitment_count",
-            m(|p, _| { p.commitments.pop(); })),
-        ("commitment_extra", "pair_below_top", "a commitment appended", "fractional.commitment_count",
-            m(|p, _| { let c = p.commitments[0]; p.commitments.push(c); })),
-        ("commitment_not_a_point", "both_halves", "commitments[0] with x = p", "fractional.point",
-            m(|p, _| p.commitments[0] = P_BE)),
-        ("shard_commitment_not_a_point", "one_key", "the shard commitment with x = p", "fractional.point",
-            m(|p, _| p.shards[0].commitment = P_BE)),
-        ("multiproof_d_not_a_point", "one_key", "the multiproof's D with x = p", "fractional.point",
-            m(|p, _| p.multiproof[..32].copy_from_slice(&P_BE))),
-        ("multiproof_scalar_not_canonical", "one_key", "the multiproof's final scalar 2^256 - 1 (>= r)", "fractional.multiproof_encoding",
-            m(|p, _| p.multiproof[544..].copy_from_slice(&[0xff; 32]))),
-        ("multiproof_without_openings", "absent_empty_shard", "a non-zero multiproof in a proof without openings", "fractional.multiproof_encoding",
-            m(|p, _| p.multiproof[575] = 1)),
-        ("wrong_current_value", "both_halves", "one byte of a current value changed", "fractional.openings_rejected",
-            m(|p, _| { if let Some(v) = p.shards[0].stems[0].suffixes[0].current_value.as_mut() { v[0] ^= 1; } })),
-        ("present_value_claimed_absent", "one_key", "the present key's value replaced by absence", "fractional.openings_rejected",
-            m(|p, _| p.shards[0].stems[0].suffixes[0].current_value = None)),
-        ("commitments_swapped", "pair_below_top", "the first two commitments swapped", "fractional.openings_rejected",
-            m(|p, _| p.commitments.swap(0, 1))),
-        ("stale_shard_commitment", "many_shards", "one shard's commitment replaced by its value before the last block", "fractional.openings_rejected",
-            m(move |p, _| { for s in p.shards.iter_mut() { if s.index == stale_shard { s.commitment = stale_commitment; } } })),
-        ("sibling_missing", "one_key", "the last coordinator sibling removed", "fractional.siblings",
-            m(|p, _| { p.siblings.pop(); })),
-        ("sibling_extra", "many_shards", "a coordinator sibling appended", "fractional.siblings",
-            m(|p, _| { let s = p.siblings[0]; p.siblings.push(s); })),
-        ("sibling_altered", "one_key", "one byte of the first coordinator sibling changed", "fractional.coordinator_root",
-            m(|p, _| p.siblings[0][0] ^= 1)),
-        ("siblings_swapped", "many_shards", "the first two coordinator siblings swapped", "fractional.coordinator_root",
-            m(|p, _| p.siblings.swap(0, 1))),
-        ("proof_of_an_older_state", "stale", "checked against the coordinator root after the last block", "fractional.coordinator_root",
-            m(move |_, root| *root = current_root)),
+        ("no_keys", "one_key", STATE, "the stems removed", "fractional.no_keys",
+            m(|c| c.proof.stems.clear())),
+        ("stems_not_ascending", "pair_below_top", STATE, "the first two stems swapped", "canonical.stems_ascending",
+            m(|c| c.proof.stems.swap(0, 1))),
+        ("suffixes_not_ascending", "both_halves", COORD, "the suffix diffs reversed", "canonical.suffixes_ascending",
+            m(|c| c.proof.stems[0].suffixes.reverse())),
+        ("extension_status_3", "one_key", STATE, "extension status 3", "canonical.extension_status",
+            m(|c| { let e = &mut c.proof.stems[0].ext; *e = (*e & !7) | 3; })),
+        ("depth_zero", "one_key", COORD, "a stem's depth 0", "canonical.depth_zero",
+            m(|c| c.proof.stems[0].ext &= 7)),
+        ("absent_stem_with_value", "absent_other", STATE, "a current value on the absent stem's key", "canonical.absent_current_value",
+            m(|c| c.proof.stems[0].suffixes[0].current_value = Some([1; 32]))),
+        ("other_stem_repeated", "absent_other", COORD, "the other stem listed twice", "canonical.other_stems_ascending",
+            m(|c| { let s = c.proof.other_stems[0]; c.proof.other_stems.push(s); })),
+        ("other_stem_missing", "absent_other", STATE, "other_stems emptied", "structure.other_stem_count",
+            m(|c| c.proof.other_stems.clear())),
+        ("leaf_on_an_internal_node", "pair_below_top", STATE, "the first stem's depth 2 instead of 3: its leaf where the pair needs an internal node", "structure.path_conflict",
+            m(|c| { let e = &mut c.proof.stems[0].ext; *e = (2 << 3) | (*e & 7); })),
+        ("commitment_missing", "both_halves", STATE, "the last commitment removed", "structure.commitment_count",
+            m(|c| { c.proof.commitments.pop(); })),
+        ("commitment_extra", "pair_below_top", COORD, "a commitment appended", "structure.commitment_count",
+            m(|c| { let x = c.proof.commitments[0]; c.proof.commitments.push(x); })),
+        ("commitment_identity", "pair_below_top", STATE, "the shard top's commitment replaced by the identity", "structure.identity_commitment",
+            m(|c| c.proof.commitments[0] = [0; 32])),
+        ("commitment_not_a_point", "both_halves", STATE, "commitments[0] with x = p", "decode.commitment",
+            m(|c| c.proof.commitments[0] = P_BE)),
+        ("root_not_a_point", "one_key", COORD, "the state root with x = p", "decode.root",
+            m(|c| c.proof.root = P_BE)),
+        ("multiproof_d_not_a_point", "one_key", STATE, "the multiproof's D with x = p", "proof.point",
+            m(|c| c.proof.multiproof[..32].copy_from_slice(&P_BE))),
+        ("multiproof_scalar_not_canonical", "one_key", STATE, "the multiproof's final scalar 2^256 - 1 (>= r)", "proof.scalar",
+            m(|c| c.proof.multiproof[544..].copy_from_slice(&[0xff; 32]))),
+        ("internal_witness_missing", "absent_needs_witness", STATE, "the internal witness removed", "fractional.internal_witness_count",
+            m(|c| { c.proof.internal_witnesses.pop(); })),
+        ("internal_witness_extra", "one_key", COORD, "an internal witness no node needs", "fractional.internal_witness_count",
+            m(|c| c.proof.internal_witnesses.push([2; 32]))),
+        ("internal_witness_one", "absent_needs_witness", COORD, "the internal witness 1", "fractional.internal_witness",
+            m(|c| { let mut one = [0u8; 32]; one[0] = 1; c.proof.internal_witnesses[0] = one; })),
+        ("internal_witness_not_canonical", "absent_needs_witness", STATE, "the internal witness 2^256 - 1 (>= r)", "fractional.internal_witness_scalar",
+            m(|c| c.proof.internal_witnesses[0] = [0xff; 32])),
+        ("internal_witness_altered", "absent_needs_witness", COORD, "one byte of the internal witness changed", "proof.rejected",
+            m(|c| c.proof.internal_witnesses[0][5] ^= 1)),
+        ("wrong_current_value", "both_halves", STATE, "one byte of a current value changed", "proof.rejected",
+            m(|c| { if let Some(v) = c.proof.stems[0].suffixes[0].current_value.as_mut() { v[0] ^= 1; } })),
+        ("present_value_claimed_absent", "one_key", COORD, "the present key's value replaced by absence", "proof.rejected",
+            m(|c| c.proof.stems[0].suffixes[0].current_value = None)),
+        ("new_value_altered", "writes", STATE, "one byte of a new value changed (no opening covers it; the transcript does)", "proof.rejected",
+            m(|c| { if let Some(v) = c.proof.stems[0].suffixes[0].new_value.as_mut() { v[0] ^= 1; } })),
+        ("commitments_swapped", "pair_below_top", STATE, "the first two commitments swapped", "proof.rejected",
+            m(|c| c.proof.commitments.swap(0, 1))),
+        ("sibling_altered_state_anchor", "one_key", STATE, "one byte of the first coordinator sibling changed, checked against the state root", "proof.rejected",
+            m(|c| if let Some(s) = c.proof.siblings.as_mut() { s[0][0] ^= 1; })),
+        ("sibling_altered", "one_key", COORD, "one byte of the first coordinator sibling changed", "fractional.coordinator_root",
+            m(|c| if let Some(s) = c.proof.siblings.as_mut() { s[0][0] ^= 1; })),
+        ("siblings_swapped", "many_shards", COORD, "the first two coordinator siblings swapped", "fractional.coordinator_root",
+            m(|c| if let Some(s) = c.proof.siblings.as_mut() { s.swap(0, 1); })),
+        ("sibling_missing", "one_key", STATE, "the last coordinator sibling removed", "fractional.siblings",
+            m(|c| if let Some(s) = c.proof.siblings.as_mut() { s.pop(); })),
+        ("sibling_extra", "many_shards", COORD, "a coordinator sibling appended", "fractional.siblings",
+            m(|c| if let Some(s) = c.proof.siblings.as_mut() { let x = s[0]; s.push(x); })),
+        ("another_state_root", "one_key", STATE, "checked against another state root", "fractional.state_root",
+            m(|c| c.root[0] ^= 1)),
+        ("lean_against_coordinator", "one_key_lean", COORD, "a proof without the coordinator path checked against a coordinator root", "fractional.no_coordinator_path",
+            m(|_| {})),
+        ("older_state_against_state_root", "stale", STATE, "checked against the state root after the last block", "fractional.state_root",
+            m(move |c| c.root = stale_state)),
+        ("older_state_against_coordinator", "stale", COORD, "checked against the coordinator root after the last block", "fractional.coordinator_root",
+            m(move |c| c.root = stale_coordinator)),
     ]
 }
 
 #[rustfmt::skip]
 fn byte_mutations() -> Vec<Named<ByteMutation>> {
-    // `one_key`: header (4) + index (2) + commitment (32) + stem count (2) + stem (31) +
-    // extension byte (1) + suffix count (2) + suffix (1) puts its presence byte at 75.
+    // `one_key`: header (35) + stem count (2) + status byte (1) + stem (31) + suffix count
+    // (1) + suffix (1) puts its presence byte at 71.
     vec![
-        ("version_2", "one_key", "the version byte 2", "fractional.version", bm(|b| b[0] = 2)),
-        ("depth_3", "one_key", "the shard depth byte 3", "fractional.depth", bm(|b| b[1] = 3)),
-        ("presence_2", "one_key", "the presence byte (75) set to 2", "fractional.presence", bm(|b| b[75] = 2)),
-        ("truncated", "one_key", "the last byte removed", "fractional.truncated", bm(|b| { b.pop(); })),
-        ("header_only", "one_key", "only the 4-byte header", "fractional.truncated", bm(|b| b.truncate(4))),
-        ("huge_stem_count", "one_key", "the stem count (bytes 38..40) 65535", "fractional.truncated", bm(|b| { b[38] = 0xff; b[39] = 0xff; })),
-        ("trailing_byte", "one_key", "one byte appended", "fractional.trailing_bytes", bm(|b| b.push(0))),
+        ("version_1", "one_key", STATE, "the version byte 1 (version 1 is not read)", "fractional.version", bm(|b| b[0] = 1)),
+        ("depth_3", "one_key", STATE, "the shard depth byte 3", "fractional.depth", bm(|b| b[1] = 3)),
+        ("flags_2", "one_key", COORD, "the flags byte 3 (bit 1 set)", "fractional.flags", bm(|b| b[2] = 3)),
+        ("presence_4", "one_key", STATE, "the presence byte (71) set to 4", "fractional.presence", bm(|b| b[71] = 4)),
+        ("truncated", "one_key", STATE, "the last byte removed", "fractional.truncated", bm(|b| { b.pop(); })),
+        ("header_only", "one_key", STATE, "only the 35-byte header", "fractional.truncated", bm(|b| b.truncate(35))),
+        ("huge_stem_count", "one_key", STATE, "the stem count (bytes 35..37) 65535", "fractional.truncated", bm(|b| { b[35] = 0xff; b[36] = 0xff; })),
+        ("trailing_byte", "one_key", COORD, "one byte appended", "fractional.trailing_bytes", bm(|b| b.push(0))),
     ]
 }
 
-fn expected_keys(root: &[u8; 32], bytes: &[u8]) -> Result<(Value, usize), VectorError> {
-    let v = verify_fractional_bytes(root, bytes::Bytes::copy_from_slice(bytes)).map_err(gen_err)?;
+fn anchor(coordinator: bool, root: [u8; 32]) -> Anchor {
+    if coordinator {
+        Anchor::CoordinatorRoot(root)
+    } else {
+        Anchor::StateRoot(root)
+    }
+}
+
+fn input(coordinator: bool, root: &[u8; 32], bytes: &[u8]) -> Value {
+    json!({
+        "anchor": if coordinator { "coordinator_root" } else { "state_root" },
+        "root": hex0x(root),
+        "proof": hex0x(bytes),
+    })
+}
+
+/// The expected output of a valid case.
+fn expected(coordinator: bool, root: &[u8; 32], bytes: &[u8]) -> Result<Value, VectorError> {
+    let v = verify_fractional_bytes(
+        bytes::Bytes::copy_from_slice(bytes),
+        &anchor(coordinator, *root),
+    )
+    .map_err(gen_err)?;
+    let opt = |v: Option<&[u8; 32]>| v.map(|c| hex0x(c));
     let keys: Vec<Value> = v
         .keys()
         .iter()
         .map(|k| {
             json!({
                 "key": hex0x(&k.key()),
-                "current_value": k.current_value.as_ref().map(|c| hex0x(c)),
+                "current_value": opt(k.current_value.as_ref()),
+                "new_value": opt(k.new_value.as_ref()),
             })
         })
         .collect();
-    let shards: Vec<u16> = v.shards().iter().map(|(i, _)| *i).collect();
-    Ok((
-        json!({"keys": keys, "shards": shards, "openings": v.opening_count()}),
-        v.opening_count(),
-    ))
+    let shards: Vec<Value> = v
+        .shards()
+        .iter()
+        .map(|(i, c)| json!({"index": i, "commitment": hex0x(c)}))
+        .collect();
+    let (post_state, post_coordinator) = v.post_roots().map_err(gen_err)?;
+    Ok(json!({
+        "keys": keys,
+        "shards": shards,
+        "openings": v.opening_count(),
+        "state_root": hex0x(v.state_root()),
+        "coordinator_root": opt(v.coordinator_root()),
+        "post_state_root": hex0x(&post_state),
+        "post_coordinator_root": opt(post_coordinator.as_ref()),
+    }))
 }
 
 pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
@@ -308,13 +386,33 @@ pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
     let mut valid_cases = Vec::new();
     for p in &proven {
         let bytes = p.proof.to_bytes().map_err(gen_err)?;
-        let (output, _) = expected_keys(&p.root, &bytes)?;
-        valid_cases.push(valid(
-            p.name,
-            p.description,
-            json!({"coordinator_root": hex0x(&p.root), "proof": hex0x(&bytes)}),
-            output,
-        ));
+        let anchors: &[bool] = if p.proof.siblings.is_some() {
+            &[STATE, COORD]
+        } else {
+            &[STATE]
+        };
+        for &coordinator in anchors {
+            let root = if coordinator {
+                p.coordinator_root
+            } else {
+                p.state_root
+            };
+            let suffix = if coordinator {
+                "coordinator_root"
+            } else {
+                "state_root"
+            };
+            valid_cases.push(valid(
+                &format!("{}_{suffix}", p.name),
+                &format!(
+                    "{}; checked against the {}",
+                    p.description,
+                    suffix.replace('_', " ")
+                ),
+                input(coordinator, &root, &bytes),
+                expected(coordinator, &root, &bytes)?,
+            ));
+        }
     }
     let base = |name: &str| {
         proven
@@ -323,39 +421,43 @@ pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
             .find(|p| p.name == name)
             .ok_or_else(|| VectorError::Generator(format!("no scenario {name}")))
     };
-    // A shard whose commitment the second block changed, as it was before.
-    let many = base("many_shards")?;
-    let (stale_shard, stale_commitment) = many
-        .proof
-        .shards
-        .iter()
-        .zip(&stale.proof.shards)
-        .find(|(now, then)| now.index == then.index && now.commitment != then.commitment)
-        .map(|(now, then)| (now.index, then.commitment))
-        .ok_or_else(|| VectorError::Generator("no shard changed by the second block".into()))?;
+    let current = base("many_shards")?;
     let mut invalid_cases = Vec::new();
-    for (name, from, description, rule, mutate) in
-        mutations(stale_commitment, stale_shard, many.root)
+    for (name, from, coordinator, description, rule, mutate) in
+        mutations((current.state_root, current.coordinator_root))
     {
         let p = base(from)?;
-        let mut proof = p.proof.clone();
-        let mut root = p.root;
-        mutate(&mut proof, &mut root);
+        let mut case = Case {
+            proof: p.proof.clone(),
+            coordinator,
+            root: if coordinator {
+                p.coordinator_root
+            } else {
+                p.state_root
+            },
+        };
+        mutate(&mut case);
+        let bytes = case.proof.to_bytes().map_err(gen_err)?;
         invalid_cases.push(invalid(
             name,
             &format!("{from} with {description}"),
-            json!({"coordinator_root": hex0x(&root), "proof": hex0x(&proof.to_bytes().map_err(gen_err)?)}),
+            input(case.coordinator, &case.root, &bytes),
             rule,
         ));
     }
-    for (name, from, description, rule, mutate) in byte_mutations() {
+    for (name, from, coordinator, description, rule, mutate) in byte_mutations() {
         let p = base(from)?;
         let mut bytes = p.proof.to_bytes().map_err(gen_err)?;
         mutate(&mut bytes);
+        let root = if coordinator {
+            p.coordinator_root
+        } else {
+            p.state_root
+        };
         invalid_cases.push(invalid(
             name,
             &format!("{from} with {description}"),
-            json!({"coordinator_root": hex0x(&p.root), "proof": hex0x(&bytes)}),
+            input(coordinator, &root, &bytes),
             rule,
         ));
     }
@@ -363,13 +465,13 @@ pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
         suite_file(
             "fractional_valid.json",
             Kind::FractionalProof,
-            "Fractional proofs from seeded sharded trees at shard depths 1 and 2 (spec/FRACTIONAL.md): each verifies against coordinator_root, proving exactly these keys' current values (null = proven absent) in these shards with this many IPA openings",
+            "Fractional proofs (wire version 2, spec/FRACTIONAL.md §4) from seeded sharded trees at shard depths 1 and 2, each checked against the anchor it names (the canonical state root, or the coordinator root): each proves exactly these keys' current values (null = proven absent) and new values (null = not written) in these shards with this many IPA openings, and gives both post-state roots. The multiproof's transcript is new(\"fverkle-fractional-v2\") then append(\"proof\", SHA-256 of every byte before the multiproof)",
             valid_cases,
         )?,
         suite_file(
             "fractional_invalid.json",
             Kind::FractionalProof,
-            "Valid proofs of fractional_valid.json, each mutated to break one rule; a verifier rejects each for that rule",
+            "Valid proofs of fractional_valid.json, each mutated (or checked against another root) to break one rule; a verifier rejects each for that rule, in the order of spec/FRACTIONAL.md §5",
             invalid_cases,
         )?,
     ])
