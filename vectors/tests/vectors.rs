@@ -199,14 +199,22 @@ fn a_wrong_fractional_case_fails() {
     let mut wrong = doc.clone();
     wrong["cases"][0]["output"]["shards"] = Value::from(Vec::<u64>::new());
     assert!(check_suite_document(&wrong, "fractional_valid.json").is_err());
-    // A proof checked against another coordinator root.
+    // A proof checked against another root, of each anchor.
+    for (anchor, rule) in [
+        ("state_root", "fractional.state_root"),
+        ("coordinator_root", "fractional.coordinator_root"),
+    ] {
+        let mut wrong = doc.clone();
+        wrong["cases"][0]["input"]["anchor"] = Value::from(anchor);
+        wrong["cases"][0]["input"]["root"] = Value::from(format!("0x{}", "11".repeat(32)));
+        let err = check_suite_document(&wrong, "fractional_valid.json").unwrap_err();
+        assert!(err.to_string().contains(rule), "{err}");
+    }
+    // A post-state root that is not the proof's.
     let mut wrong = doc;
-    wrong["cases"][0]["input"]["coordinator_root"] = Value::from(format!("0x{}", "11".repeat(32)));
+    wrong["cases"][0]["output"]["post_state_root"] = Value::from(format!("0x{}", "22".repeat(32)));
     let err = check_suite_document(&wrong, "fractional_valid.json").unwrap_err();
-    assert!(
-        err.to_string().contains("fractional.coordinator_root"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("post_state_root"), "{err}");
 
     // A negative case labelled with another rule.
     let mut doc = suite_doc("fractional_invalid.json");

@@ -8,3 +8,4 @@ pub mod replay;
 pub mod root;
 pub mod vectors;
 pub mod verify;
+pub mod verify_fractional;

@@ -1,4 +1,6 @@
-//! `fverkle verify --pre-root 0x… [--post-root 0x…] FILE`
+//! `fverkle verify --pre-root 0x… [--post-root 0x…] FILE`, and for fractional proofs
+//! `fverkle verify --fractional (--pre-root R | --coordinator-root C) [--post-root R2]
+//! [--post-coordinator-root C2] FILE` (`fractional.rs`).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -14,21 +16,33 @@ use crate::outcome::Outcome;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The state root the witness must prove against (the parent block's state root).
-    #[arg(long, value_parser = parse_root)]
-    pre_root: [u8; 32],
+    #[arg(long, value_parser = parse_root, required_unless_present = "coordinator_root")]
+    pub(crate) pre_root: Option<[u8; 32]>,
     /// Also check the post-state root computed from the witness's new values alone.
     #[arg(long, value_parser = parse_root)]
-    post_root: Option<[u8; 32]>,
+    pub(crate) post_root: Option<[u8; 32]>,
+    /// FILE is a fractional proof (`spec/FRACTIONAL.md`): the `fverkle prove --fractional`
+    /// JSON (its `fractionalProof` hex) or the proof's bytes. It is checked against
+    /// --pre-root (the canonical state root a header carries) or --coordinator-root.
+    #[arg(long)]
+    pub(crate) fractional: bool,
+    /// With --fractional: check the proof against this coordinator root instead of a
+    /// state root.
+    #[arg(long, value_parser = parse_root, requires = "fractional", conflicts_with = "pre_root")]
+    pub(crate) coordinator_root: Option<[u8; 32]>,
+    /// With --fractional: also check the coordinator root after the proof's writes.
+    #[arg(long, value_parser = parse_root, requires = "fractional")]
+    pub(crate) post_coordinator_root: Option<[u8; 32]>,
     /// Treat an unbound absence (a key proven absent in a way a hostile prover could fake
     /// within the EIP-6800 format, `spec/WIRE.md` §6.6) as a verdict of invalid.
     #[arg(long)]
     strict: bool,
     /// A JSON document holding one execution witness (bare, or inside a block, engine
     /// payload, header or beacon-API block), or an `.ssz` file; `-` reads stdin.
-    file: PathBuf,
+    pub(crate) file: PathBuf,
 }
 
-fn read_input(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
@@ -55,13 +69,19 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<ExecutionWitness> {
 
 /// Runs the subcommand.
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    if args.fractional {
+        return super::verify_fractional::run(args, json, out);
+    }
+    let Some(pre_root) = args.pre_root else {
+        anyhow::bail!("--pre-root is required (--coordinator-root is for --fractional)");
+    };
     let t0 = Instant::now();
     let bytes = read_input(&args.file)?;
     let witness_bytes = bytes.len();
     let w = decode(&args.file, bytes)?;
     let decode_us = t0.elapsed().as_micros();
     let t1 = Instant::now();
-    let verdict = witness::verify(&args.pre_root, &w);
+    let verdict = witness::verify(&pre_root, &w);
     let verify_us = t1.elapsed().as_micros();
     let file = args.file.display().to_string();
     let unbound = verdict.as_ref().map_or(0, |v| v.unbound_absences());
@@ -98,7 +118,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         let line = serde_json::json!({
             "file": file,
             "ok": ok,
-            "pre_root": to_hex(&args.pre_root),
+            "pre_root": to_hex(&pre_root),
             "post_root": post.map(|p| to_hex(&p)),
             "stems": stems,
             "keys": keys,

@@ -318,7 +318,9 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
     assert_eq!(s2["height"], 60);
     assert_eq!(s2["root"], chain[59]["stateRoot"]);
 
-    // A fractional proof of block 61's keys verifies against the reported coordinator root.
+    // A fractional proof of block 61's keys, carrying its writes, verifies against block
+    // 60's state root and against the datadir's coordinator root; its post-state roots are
+    // block 61's state root and the coordinator root after replaying block 61.
     let lines = json_lines(&out);
     let coordinator = lines
         .iter()
@@ -337,36 +339,92 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
                 serde_json::Value::String(x) => x.parse().unwrap(),
                 v => v.as_u64().unwrap(),
             };
-            keys.push_str(&format!("{stem}{suffix:02x}\n"));
+            match d["newValue"].as_str() {
+                Some(v) => keys.push_str(&format!("{stem}{suffix:02x},{v}\n")),
+                None => keys.push_str(&format!("{stem}{suffix:02x}\n")),
+            }
         }
     }
     let kf = dir.path().join("keys.txt");
     std::fs::write(&kf, keys).unwrap();
     let pf = dir.path().join("p.bin");
-    let out = fverkle()
-        .args(["prove", "--fractional", "--format", "ssz", "--datadir"])
-        .arg(&dd)
-        .arg(&kf)
-        .arg("--out")
-        .arg(&pf)
-        .output()
+    let jf = dir.path().join("p.json");
+    for (format, file) in [("ssz", &pf), ("json", &jf)] {
+        let out = fverkle()
+            .args(["prove", "--fractional", "--format", format, "--datadir"])
+            .arg(&dd)
+            .arg(&kf)
+            .arg("--out")
+            .arg(file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&jf).unwrap()).unwrap();
+    assert_eq!(doc["stateRoot"], chain[59]["stateRoot"]);
+    assert_eq!(doc["coordinatorRoot"].as_str(), Some(coordinator.as_str()));
+    assert!(doc["fractionalProof"].as_str().unwrap().starts_with("0x02"));
+
+    let after = dir.path().join("after.json");
+    write_blocks(&after, &chain[..61]);
+    let out61 = run(&after, "fractional");
+    assert_eq!(out61.status.code(), Some(0), "{}", show(&out61));
+    let post_coordinator = json_lines(&out61)
+        .iter()
+        .rev()
+        .find_map(|l| l["coordinator_root"].as_str().map(str::to_owned))
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let c: [u8; 32] = hex::decode(&coordinator[2..]).unwrap().try_into().unwrap();
-    use witness::fractional::Anchor;
-    let verified = witness::fractional::verify_fractional_bytes(
-        bytes::Bytes::from(std::fs::read(&pf).unwrap()),
-        &Anchor::CoordinatorRoot(c),
-    )
-    .unwrap();
-    assert!(!verified.shards().is_empty());
-    let mut wrong = c;
-    wrong[0] ^= 1;
-    assert!(witness::fractional::verify_fractional_bytes(
-        bytes::Bytes::from(std::fs::read(&pf).unwrap()),
-        &Anchor::CoordinatorRoot(wrong),
-    )
-    .is_err());
+    assert_ne!(post_coordinator, coordinator);
+    let pre_root = chain[59]["stateRoot"].as_str().unwrap();
+    let post_root = chain[60]["stateRoot"].as_str().unwrap();
+    let verify = |file: &Path, anchor: &[&str]| {
+        fverkle()
+            .args(["--json", "verify", "--fractional"])
+            .args(anchor)
+            .arg(file)
+            .output()
+            .unwrap()
+    };
+    for file in [&pf, &jf] {
+        for anchor in [
+            ["--pre-root", pre_root, "--post-root", post_root],
+            [
+                "--coordinator-root",
+                &coordinator,
+                "--post-coordinator-root",
+                &post_coordinator,
+            ],
+        ] {
+            let out = verify(file, &anchor);
+            assert_eq!(out.status.code(), Some(0), "{anchor:?}: {}", show(&out));
+            let line = &json_lines(&out)[0];
+            assert_eq!(line["ok"], true);
+            assert_eq!(line["state_root"].as_str(), Some(pre_root));
+            assert_eq!(line["coordinator_root"].as_str(), Some(coordinator.as_str()));
+            assert!(line["written"].as_u64().unwrap() > 0);
+        }
+    }
+    // A wrong post-state root is a verdict of invalid.
+    let out = verify(&pf, &["--pre-root", pre_root, "--post-root", pre_root]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(json_lines(&out)[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("post-state root mismatch"));
+    // Altered bytes are invalid under both anchors (a spread of positions; every position
+    // is the `any_altered_byte_is_rejected_under_both_anchors` test of the fractional crate).
+    let bytes = std::fs::read(&pf).unwrap();
+    let tampered = dir.path().join("t.bin");
+    for at in (0..bytes.len()).step_by(bytes.len() / 23 + 1) {
+        let mut b = bytes.clone();
+        b[at] ^= 0x40;
+        std::fs::write(&tampered, &b).unwrap();
+        for anchor in [["--pre-root", pre_root], ["--coordinator-root", &coordinator]] {
+            let out = verify(&tampered, &anchor);
+            assert_eq!(out.status.code(), Some(1), "byte {at}, {anchor:?}: {}", show(&out));
+        }
+    }
 }
 
 /// A synthetic chain from `fverkle gen`: its export, genesis and blocks.
