@@ -419,6 +419,67 @@ class FractionalTest(unittest.TestCase):
         self.rejects(buf, (STATE_ROOT, croot), "fractional.state_root")
         self.rejects(buf, (COORDINATOR_ROOT, root), "fractional.coordinator_root")
 
+    def test_leaf_posing_as_internal(self):
+        """§5.2: a leaf presented as an internal node to prove a stem absent below it
+        needs a witness; 1 (its true value at 0) is refused, any other fails the proof."""
+        full = FullTree(D1)
+        _, root_point, root_poly, _ = full.nodes[b""]
+        _, leaf_point, leaf_poly, _ = full.nodes[b"\x10"]
+        levels = coordinator_levels(D1, 1)
+        for w, rule in ((1, "fractional.internal_witness"), (0, "proof.rejected")):
+            transcript = Transcript(b"fverkle-fractional-v2")
+            transcript.append_bytes(b"header", bytes([2, 1, 1]))
+            transcript.append_bytes(b"coordinator", levels[-1][0])
+            d, ipa_proof = multiproof.prove(
+                transcript,
+                [(root_point, 0x10, root_poly[0x10]), (leaf_point, 0, w), (leaf_point, 0xFF, 0)],
+                [root_poly, leaf_poly, leaf_poly],
+            )
+            fields = {
+                "depth": 1,
+                "flags": 1,
+                "root": enc(root_point),
+                "stems": [(stem(0x10, 0xFF), 2 << 3, [(4, None, None)])],
+                "others": [],
+                "commitments": [enc(leaf_point)],
+                "witnesses": [w],
+                "siblings": coordinator_siblings(levels, [0x10]),
+                "multiproof": multiproof.encode_multiproof(d, ipa_proof),
+            }
+            buf = encode_proof(fields)
+            self.rejects(buf, (STATE_ROOT, enc(root_point)), rule)
+            self.rejects(buf, (COORDINATOR_ROOT, levels[-1][0]), rule)
+
+    def test_adapter(self):
+        """adapter.py answers a `fractional_proof` case in the format of the vectors."""
+        import adapter
+
+        keys = {key(stem(0x10, 0x05), 0): value(0x71), key(stem(0x10, 0x00), 0): None}
+        fields, expect = prove(D2, 2, keys)
+        proof = "0x" + encode_proof(fields).hex()
+        for anchor, root in (("state_root", expect["state_root"]),
+                             ("coordinator_root", expect["coordinator_root"])):
+            case = {"kind": "fractional_proof", "name": "t",
+                    "input": {"anchor": anchor, "root": "0x" + root.hex(), "proof": proof}}
+            got = adapter.answer(case)
+            self.assertEqual(got["verdict"], "valid", got)
+            v = got["value"]
+            self.assertEqual(v["keys"], [
+                {"key": "0x" + stem(0x10, 0x00).hex() + "00",
+                 "current_value": "0x" + value(1).hex(), "new_value": None},
+                {"key": "0x" + stem(0x10, 0x05).hex() + "00",
+                 "current_value": None, "new_value": "0x" + value(0x71).hex()},
+            ])
+            self.assertEqual(v["shards"], [{"index": i, "commitment": "0x" + c.hex()}
+                                           for i, c in expect["shards"]])
+            self.assertEqual(v["openings"], expect["openings"])
+            for name in ("state_root", "coordinator_root", "post_state_root",
+                         "post_coordinator_root"):
+                self.assertEqual(v[name], "0x" + expect[name].hex())
+        case["input"]["root"] = "0x" + bytes(32).hex()
+        self.assertEqual(adapter.answer(case),
+                         {"verdict": "invalid", "rule": "fractional.coordinator_root"})
+
     def test_byte_flips(self):
         """A bit flipped in any byte the transcript binds is rejected under both anchors;
         the bytes it does not bind (an absent stem below its depth) prove another true
