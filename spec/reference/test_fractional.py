@@ -482,12 +482,15 @@ class FractionalTest(unittest.TestCase):
 
     def test_byte_flips(self):
         """A bit flipped in any byte the transcript binds is rejected under both anchors;
-        the bytes it does not bind (an absent stem below its depth) prove another true
-        statement."""
+        the bytes no opening binds (an absent stem below its depth, its suffixes, a new
+        value) give another statement, which the verifier reports."""
         keys = {key(stem(0x10), 200): value(9), key(stem(0x10, 0xFF), 4): None}
         fields, expect = prove(D1, 1, keys)
         buf = encode_proof(fields)
-        anchors = [(STATE_ROOT, expect["state_root"]), (COORDINATOR_ROOT, expect["coordinator_root"])]
+        anchors = [
+            (STATE_ROOT, expect["state_root"]),
+            (COORDINATOR_ROOT, expect["coordinator_root"]),
+        ]
         # Layout: header 35, n 2, stem 0x10 (33 + 2 + 32 + 32), stem 0x10ff (33 + 2), ...
         absent_stem = 35 + 2 + 33 + 2 + 64
         unbound = set(range(absent_stem + 1, absent_stem + 31)) | {absent_stem + 33}
