@@ -376,6 +376,29 @@ class FractionalTest(unittest.TestCase):
     def test_d2_lean(self):
         self.check(D2, 2, {key(stem(0x30, 0x00, 0x22), 1): None}, carry=False)
 
+    def test_seeded_trees(self):
+        """Seeded trees whose stems share their first bytes, random reads and writes (new
+        stems among them), at both depths."""
+        import random
+
+        rng = random.Random(6800)
+        for depth in (1, 2):
+            with self.subTest(depth=depth):
+
+                def draw():
+                    return stem(*(rng.choice((0x00, 0x01, 0x80)) for _ in range(3)),
+                                fill=rng.randrange(256))
+
+                stems = {}
+                for _ in range(10):
+                    stems.setdefault(draw(), {})[rng.randrange(256)] = value(rng.randrange(256))
+                keys = {}
+                for _ in range(6):
+                    s = rng.choice(sorted(stems)) if rng.random() < 0.5 else draw()
+                    new = value(rng.randrange(256)) if rng.random() < 0.6 else None
+                    keys[key(s, rng.randrange(256))] = new
+                self.check(stems, depth, keys)
+
     # Rejections.
 
     def test_rejections(self):
