@@ -26,7 +26,7 @@ from witness_model import StemDiff, SuffixDiff, Witness
 
 VERSION = 2
 TRANSCRIPT_LABEL = b"fverkle-fractional-v2"
-MIN_STEM_LEN = 31 + 1 + 1 + 2  # stem, depth/status, m - 1, one suffix diff without values
+MIN_STEM_LEN = 1 + 31 + 1 + 2  # status byte, stem, m - 1, one suffix diff without values
 MULTIPROOF_LEN = 576
 IDENTITY = bytes(32)
 STATE_ROOT, COORDINATOR_ROOT = "state_root", "coordinator_root"
@@ -103,13 +103,15 @@ class _Reader:
 
 class Decoded:
     """§4.1: the standard witness `witness`, plus `depth`, `flags`, `root` (compressed R),
-    `internal_witnesses` (32-byte scalars) and `siblings` (None when not carried)."""
+    `internal_witnesses` (scalars), `siblings` (None when not carried) and `digest`, the
+    SHA-256 of every byte before the multiproof (§4.4)."""
 
-    def __init__(self, depth, flags, root, witness, internal_witnesses, siblings):
+    def __init__(self, depth, flags, root, witness, internal_witnesses, siblings, digest):
         self.depth, self.flags, self.root = depth, flags, root
         self.witness = witness
         self.internal_witnesses = internal_witnesses
         self.siblings = siblings
+        self.digest = digest
 
 
 def decode(buf):
@@ -128,10 +130,10 @@ def decode(buf):
     if n == 0:
         raise Invalid("fractional.no_keys")
     r.room(n, MIN_STEM_LEN, "stems")
-    state_diff, statuses = [], []
+    statuses = r.take(n, "status bytes")
+    state_diff = []
     for k in range(n):
         stem = r.take(31, f"stem {k}")
-        statuses.append(r.uint(1, f"stem {k} depth and status"))
         m = r.uint(1, f"stem {k} suffix count") + 1
         r.room(m, 2, f"suffix diffs of stem {k}")
         diffs = []
@@ -146,24 +148,34 @@ def decode(buf):
         state_diff.append(StemDiff(stem, diffs))
     others = r.items(r.uint(2, "other stem count"), 31, "other stems")
     comms = r.items(r.uint(4, "commitment count"), 32, "commitments")
-    witnesses = r.items(r.uint(2, "internal witness count"), 32, "internal witnesses")
+    raw_witnesses = r.items(r.uint(2, "internal witness count"), 32, "internal witnesses")
     siblings = None
     if flags & 1:
         siblings = r.items(r.uint(2, "sibling count"), 32, "coordinator siblings")
+    body = r.at
     mp = r.take(MULTIPROOF_LEN, "multiproof")
     if r.left():
         raise Invalid("fractional.trailing_bytes", f"{r.left()} bytes after the multiproof")
+    witnesses = []
+    for k, raw in enumerate(raw_witnesses):
+        v = scalar_from_le32(raw)
+        if v is None:
+            raise Invalid("fractional.internal_witness_scalar", f"internal witness {k}")
+        if v == 1:
+            raise Invalid("fractional.internal_witness", f"internal witness {k} is 1")
+        witnesses.append(v)
     w = Witness(
         state_diff,
         others,
-        bytes(statuses),
+        statuses,
         comms,
         mp[:32],
         [mp[32 + 32 * i : 64 + 32 * i] for i in range(8)],
         [mp[288 + 32 * i : 320 + 32 * i] for i in range(8)],
         mp[544:],
     )
-    return Decoded(depth, flags, root, w, witnesses, siblings)
+    digest = hashlib.sha256(buf[:body]).digest()
+    return Decoded(depth, flags, root, w, witnesses, siblings, digest)
 
 
 # §4.2: the shard commitments, read off a tree.
@@ -256,7 +268,25 @@ def verify_fractional(buf, anchor):
     check_canonical(w)
     nodes = build_shape(w)
     check_identities(nodes, w)
-    # 3. The coordinator path (F-COORD), from the shard commitments of §4.2.
+    # 3. Points and scalars.
+    proof = decode_points(dec.root, nodes, w)
+    # 4. Internal witnesses (F-INTERNAL), node by node in path order.
+    opened = openings(nodes, w)
+    by_node = {}
+    for path, z, y in opened:
+        by_node.setdefault(path, []).append((z, y))
+    witnessed = [
+        path
+        for path in sorted(nodes)
+        if path and nodes[path].kind == "internal" and not _proven_internal(by_node[path])
+    ]
+    if len(witnessed) != len(dec.internal_witnesses):
+        raise Invalid(
+            "fractional.internal_witness_count",
+            f"{len(witnessed)} nodes need a witness, {len(dec.internal_witnesses)} given",
+        )
+    extra = [(path, 0, v) for path, v in zip(witnessed, dec.internal_witnesses)]
+    # 5. The coordinator path (F-COORD), from the shard commitments of §4.2.
 
     def node_at(path, _parent):
         node = nodes[path]
@@ -266,7 +296,7 @@ def verify_fractional(buf, anchor):
     coordinator = None
     if dec.siblings is not None:
         coordinator = coordinator_root(dec.depth, shards, dec.siblings)
-    # 4. The anchor (F-ANCHOR).
+    # 6. The anchor (F-ANCHOR).
     if kind == STATE_ROOT:
         if dec.root != anchor_root:
             raise Invalid("fractional.state_root")
@@ -277,38 +307,11 @@ def verify_fractional(buf, anchor):
             raise Invalid("fractional.coordinator_root")
     else:
         raise ValueError(f"unknown anchor {kind!r}")
-    # 5. Points and scalars, then the internal witnesses as scalars.
-    proof = decode_points(dec.root, nodes, w)
-    witnesses = []
-    for k, raw in enumerate(dec.internal_witnesses):
-        v = scalar_from_le32(raw)
-        if v is None:
-            raise Invalid("fractional.internal_witness_scalar", f"internal witness {k}")
-        witnesses.append(v)
-    # 6. Internal witnesses (F-INTERNAL), node by node in path order.
-    opened = openings(nodes, w)
-    by_node = {}
-    for path, z, y in opened:
-        by_node.setdefault(path, []).append((z, y))
-    extra = []
-    for path in sorted(nodes):
-        if not path or nodes[path].kind != "internal" or _proven_internal(by_node[path]):
-            continue
-        if len(extra) == len(witnesses):
-            raise Invalid("fractional.internal_witness_count", "too few internal witnesses")
-        v = witnesses[len(extra)]
-        if v == 1:
-            raise Invalid("fractional.internal_witness", f"internal witness {len(extra)} is 1")
-        extra.append((path, 0, v))
-    if len(extra) != len(witnesses):
-        raise Invalid("fractional.internal_witness_count", "internal witnesses left over")
     # 7. The multiproof (F-OPEN): a node's witness opening before its other openings.
     tagged = [(p, z, 0, y) for p, z, y in extra] + [(p, z, 1, y) for p, z, y in opened]
     every = [(p, z, y) for p, z, _, y in sorted(tagged, key=lambda t: t[:3])]
     transcript = Transcript(TRANSCRIPT_LABEL)
-    transcript.append_bytes(b"header", bytes([VERSION, dec.depth, dec.flags]))
-    if coordinator is not None:
-        transcript.append_bytes(b"coordinator", coordinator)
+    transcript.append_bytes(b"proof", dec.digest)
     check_multiproof(transcript, nodes, every, proof)
     verified = Verified(dec.root, w, nodes, opened)
     return VerifiedFractional(dec, verified, shards, coordinator, len(every))

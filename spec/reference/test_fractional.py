@@ -7,6 +7,7 @@ tree gives, and reject altered proofs with the rule of §5.
     python3 spec/reference/test_fractional.py
 """
 
+import hashlib
 import os
 import sys
 import unittest
@@ -118,8 +119,9 @@ def encode_proof(p):
     """The wire form of §4 from the fields of `p` (a dict)."""
     out = bytearray([2, p["depth"], p["flags"]]) + p["root"]
     out += len(p["stems"]).to_bytes(2, "big")
-    for s, status_byte, diffs in p["stems"]:
-        out += s + bytes([status_byte, len(diffs) - 1])
+    out += bytes(status_byte for _, status_byte, _ in p["stems"])
+    for s, _, diffs in p["stems"]:
+        out += s + bytes([len(diffs) - 1])
         for suffix, cur, new in diffs:
             out += bytes([suffix, (cur is not None) | (new is not None) << 1])
             out += (cur or b"") + (new or b"")
@@ -130,6 +132,14 @@ def encode_proof(p):
     if p["flags"] & 1:
         out += len(p["siblings"]).to_bytes(2, "big") + b"".join(p["siblings"])
     return bytes(out + p["multiproof"])
+
+
+def transcript_for(p):
+    """§4.4: the transcript after `append("proof", SHA-256(bytes before the multiproof))`."""
+    body = encode_proof(dict(p, multiproof=b""))
+    transcript = Transcript(b"fverkle-fractional-v2")
+    transcript.append_bytes(b"proof", hashlib.sha256(body).digest())
+    return transcript
 
 
 def prove(stems, depth, keys, carry=True):
@@ -203,22 +213,6 @@ def prove(stems, depth, keys, carry=True):
     tops = shard_commitments(stems, depth)
     levels = coordinator_levels(stems, depth)
     flags = 1 if carry else 0
-    transcript = Transcript(b"fverkle-fractional-v2")
-    transcript.append_bytes(b"header", bytes([2, depth, flags]))
-    if carry:
-        transcript.append_bytes(b"coordinator", levels[-1][0])
-    d, ipa_proof = multiproof.prove(
-        transcript,
-        [(point, z, poly[z]) for _, z, _, point, poly in openings],
-        [poly for *_, poly in openings],
-    )
-    # The state after the writes, from scratch.
-    after = {s: dict(v) for s, v in stems.items()}
-    for key, new in keys.items():
-        if new is not None:
-            after.setdefault(key[:31], {})[key[31]] = new
-    t = Tree()
-    t.stems = after
     fields = {
         "depth": depth,
         "flags": flags,
@@ -228,8 +222,20 @@ def prove(stems, depth, keys, carry=True):
         "commitments": commitments,
         "witnesses": witnesses,
         "siblings": coordinator_siblings(levels, shards),
-        "multiproof": multiproof.encode_multiproof(d, ipa_proof),
     }
+    d, ipa_proof = multiproof.prove(
+        transcript_for(fields),
+        [(point, z, poly[z]) for _, z, _, point, poly in openings],
+        [poly for *_, poly in openings],
+    )
+    fields["multiproof"] = multiproof.encode_multiproof(d, ipa_proof)
+    # The state after the writes, from scratch.
+    after = {s: dict(v) for s, v in stems.items()}
+    for key, new in keys.items():
+        if new is not None:
+            after.setdefault(key[:31], {})[key[31]] = new
+    t = Tree()
+    t.stems = after
     expect = {
         "keys": [(s + bytes([x]), cur, new) for s, _, diffs in entries for x, cur, new in diffs],
         "shards": [(i, tops.get(i, bytes(32))) for i in shards],
@@ -419,7 +425,7 @@ class FractionalTest(unittest.TestCase):
             (buf + b"\x00", "fractional.trailing_bytes"),
             (buf[:-1], "fractional.truncated"),
             (buf[:35] + b"\xff\xff" + buf[37:], "fractional.truncated"),
-            (buf[:35 + 2 + 33 + 1] + b"\x04" + buf[35 + 2 + 33 + 2 :], "fractional.presence"),
+            (buf[:72] + b"\x04" + buf[73:], "fractional.presence"),
             (altered(stems=fields["stems"][::-1]), "canonical.stems_ascending"),
             (altered(commitments=fields["commitments"][1:]), "structure.commitment_count"),
             (altered(siblings=fields["siblings"][1:]), "fractional.siblings"),
@@ -430,15 +436,15 @@ class FractionalTest(unittest.TestCase):
             (altered(witnesses=[R]), "fractional.internal_witness_scalar"),
             (altered(witnesses=[5]), "proof.rejected"),
             (altered(root=bytes([0xFF]) * 32), "decode.root"),
+            (altered(siblings=fields["siblings"][::-1]),
+             ("proof.rejected", "fractional.coordinator_root")),
+            (altered(stems=[(s, st, [(x, c, value(1))]) for s, st, [(x, c, _)] in fields["stems"]]),
+             "proof.rejected"),  # new values written into the proof
         ]
-        for bad, rule in cases:
-            for anchor in anchors:
+        for bad, rules in cases:
+            for anchor, rule in zip(anchors, (rules,) * 2 if isinstance(rules, str) else rules):
                 with self.subTest(rule=rule, anchor=anchor[0]):
-                    if rule in ("decode.root",) and anchor[0] == STATE_ROOT:
-                        rule_here = "fractional.state_root"
-                    else:
-                        rule_here = rule
-                    self.rejects(bad, anchor, rule_here)
+                    self.rejects(bad, anchor, rule)
         self.rejects(buf, (STATE_ROOT, croot), "fractional.state_root")
         self.rejects(buf, (COORDINATOR_ROOT, root), "fractional.coordinator_root")
 
@@ -450,14 +456,6 @@ class FractionalTest(unittest.TestCase):
         _, leaf_point, leaf_poly, _ = full.nodes[b"\x10"]
         levels = coordinator_levels(D1, 1)
         for w, rule in ((1, "fractional.internal_witness"), (0, "proof.rejected")):
-            transcript = Transcript(b"fverkle-fractional-v2")
-            transcript.append_bytes(b"header", bytes([2, 1, 1]))
-            transcript.append_bytes(b"coordinator", levels[-1][0])
-            d, ipa_proof = multiproof.prove(
-                transcript,
-                [(root_point, 0x10, root_poly[0x10]), (leaf_point, 0, w), (leaf_point, 0xFF, 0)],
-                [root_poly, leaf_poly, leaf_poly],
-            )
             fields = {
                 "depth": 1,
                 "flags": 1,
@@ -467,8 +465,13 @@ class FractionalTest(unittest.TestCase):
                 "commitments": [enc(leaf_point)],
                 "witnesses": [w],
                 "siblings": coordinator_siblings(levels, [0x10]),
-                "multiproof": multiproof.encode_multiproof(d, ipa_proof),
             }
+            d, ipa_proof = multiproof.prove(
+                transcript_for(fields),
+                [(root_point, 0x10, root_poly[0x10]), (leaf_point, 0, w), (leaf_point, 0xFF, 0)],
+                [root_poly, leaf_poly, leaf_poly],
+            )
+            fields["multiproof"] = multiproof.encode_multiproof(d, ipa_proof)
             buf = encode_proof(fields)
             self.rejects(buf, (STATE_ROOT, enc(root_point)), rule)
             self.rejects(buf, (COORDINATOR_ROOT, levels[-1][0]), rule)
@@ -504,9 +507,9 @@ class FractionalTest(unittest.TestCase):
                          {"verdict": "invalid", "rule": "fractional.coordinator_root"})
 
     def test_byte_flips(self):
-        """A bit flipped in any byte the transcript binds is rejected under both anchors;
-        the bytes no opening binds (an absent stem below its depth, its suffixes, a new
-        value) give another statement, which the verifier reports."""
+        """A bit flipped anywhere is rejected under both anchors: the bytes before the
+        multiproof are hashed into the transcript, so those no opening covers (an absent
+        stem below its depth, its suffixes, a new value, a sibling) are bound too."""
         keys = {key(stem(0x10), 200): value(9), key(stem(0x10, 0xFF), 4): None}
         fields, expect = prove(D1, 1, keys)
         buf = encode_proof(fields)
@@ -514,24 +517,21 @@ class FractionalTest(unittest.TestCase):
             (STATE_ROOT, expect["state_root"]),
             (COORDINATOR_ROOT, expect["coordinator_root"]),
         ]
-        # Layout: header 35, n 2, stem 0x10 (33 + 2 + 32 + 32), stem 0x10ff (33 + 2), ...
-        absent_stem = 35 + 2 + 33 + 2 + 64
-        unbound = set(range(absent_stem + 1, absent_stem + 31)) | {absent_stem + 33}
-        new_value = range(35 + 2 + 33 + 2 + 32, 35 + 2 + 33 + 2 + 64)
-        unbound |= set(new_value)
-        sample = {absent_stem + 1, absent_stem + 30, absent_stem + 33, new_value[0], new_value[-1]}
-        positions = sorted(set(range(0, len(buf), 29)) | sample | {len(buf) - 1})
+        # Layout: header 35, n 2, statuses 2, stem 0x10 at 39 (31 + 1 + 2 + 32 + 32), stem
+        # 0x10ff at 137 (31 + 1 + 2), ...
+        absent_stem, new_value = 137, 105
+        self.assertEqual(buf[absent_stem : absent_stem + 31], stem(0x10, 0xFF))
+        self.assertEqual(buf[new_value : new_value + 32], value(9))
+        unbound = {absent_stem + 1, absent_stem + 30, absent_stem + 32, new_value, new_value + 31}
+        positions = sorted(set(range(0, len(buf), 29)) | unbound | {len(buf) - 1})
         for at in positions:
             flipped = buf[:at] + bytes([buf[at] ^ 0x01]) + buf[at + 1 :]
             for anchor in anchors:
                 with self.subTest(at=at, anchor=anchor[0]):
-                    try:
-                        v = fractional.verify_fractional(flipped, anchor)
-                    except Invalid:
-                        self.assertNotIn(at, unbound)
-                        continue
-                    self.assertIn(at, unbound)
-                    self.assertNotEqual(v.keys(), expect["keys"])
+                    with self.assertRaises(Invalid) as cm:
+                        fractional.verify_fractional(flipped, anchor)
+                    if at in unbound:
+                        self.assertEqual(cm.exception.rule, "proof.rejected")
 
 
 if __name__ == "__main__":
