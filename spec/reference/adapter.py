@@ -174,13 +174,22 @@ def witness_case(inp):
 
 
 def fractional_case(inp):
+    anchors = {"state_root": fractional.STATE_ROOT, "coordinator_root": fractional.COORDINATOR_ROOT}
+    if inp["anchor"] not in anchors:
+        raise ValueError(f"unknown anchor {inp['anchor']!r}")
+    anchor = (anchors[inp["anchor"]], unhex(inp["root"]))
     try:
-        shards, keys, openings = fractional.verify_fractional(
-            unhex(inp["coordinator_root"]), unhex(inp["proof"]))
+        v = fractional.verify_fractional(unhex(inp["proof"]), anchor)
     except Invalid as e:
         return invalid(e.rule)
-    keys = [{"key": hx(k), "current_value": None if v is None else hx(v)} for k, v in keys]
-    return valid(keys=keys, shards=shards, openings=openings)
+    post_root, post_coordinator = v.post_roots()
+    keys = [{"key": hx(k), "current_value": None if cur is None else hx(cur),
+             "new_value": None if new is None else hx(new)} for k, cur, new in v.keys()]
+    shards = [{"index": i, "commitment": hx(c)} for i, c in v.shards]
+    return valid(keys=keys, shards=shards, openings=v.openings, state_root=hx(v.root),
+                 coordinator_root=None if v.coordinator is None else hx(v.coordinator),
+                 post_state_root=hx(post_root),
+                 post_coordinator_root=None if post_coordinator is None else hx(post_coordinator))
 
 
 HANDLERS = {

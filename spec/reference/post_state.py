@@ -17,15 +17,23 @@ def _new_leaf(stem, values):
     return commit(leaf_values(stem, c1, c2))
 
 
-def _subtree(entries, depth):
-    """One leaf, or an internal node over the groups sharing the next stem byte."""
+def _subtree(entries, path, built):
+    """One leaf, or an internal node over the groups sharing the next stem byte; records
+    every node it builds in `built` as path -> (kind, point, stem)."""
     if len(entries) == 1:
-        return entries[0][1]
+        stem, point = entries[0]
+        built[path] = ("leaf", point, stem)
+        return point
     groups = {}
     for stem, point in entries:
-        groups.setdefault(stem[depth], []).append((stem, point))
-    terms = [(b, curve.map_to_scalar_field(_subtree(g, depth + 1))) for b, g in groups.items()]
-    return commit_terms(terms)
+        groups.setdefault(stem[len(path)], []).append((stem, point))
+    terms = [
+        (b, curve.map_to_scalar_field(_subtree(g, path + bytes([b]), built)))
+        for b, g in groups.items()
+    ]
+    point = commit_terms(terms)
+    built[path] = ("internal", point, None)
+    return point
 
 
 def commit_terms(terms):
@@ -34,6 +42,18 @@ def commit_terms(terms):
 
 def post_state_root(verified):
     """The compressed root after applying every new_value (null = not written)."""
+    changed, _ = apply_writes(verified)
+    if b"" not in changed:
+        return verified.pre_state_root
+    return curve.encode(changed[b""])
+
+
+def apply_writes(verified):
+    """Every new_value applied to the proven tree: (changed, built). `changed` maps each
+    node of the proven tree whose commitment the writes change (the root included) to its
+    new point; `built` maps each node step 2 builds under a proven slot (the slot's new top
+    and everything below it) to (kind, point, stem), kind "leaf" or "internal". A built
+    internal node has no child but the built nodes below it."""
     w = verified.witness
     nodes = verified.nodes
     changed = {}  # path -> new commitment point
@@ -62,6 +82,7 @@ def post_state_root(verified):
             changed[path] = _shift(nodes[path].point, leaf_terms)
     # 2. Absent stems with writes: new leaves, grouped by their proven slot.
     slots = {}
+    built = {}
     for s, byte in zip(w.state_diff, w.depth_extension_present):
         if byte & 7 == PRESENT:
             continue
@@ -74,9 +95,7 @@ def post_state_root(verified):
         if node.kind != "empty":
             entries.append((node.stem, changed.get(path, node.point)))
         entries.sort()
-        changed[path] = _subtree(entries, len(path))
-    if not changed:
-        return verified.pre_state_root
+        changed[path] = _subtree(entries, path, built)
     # 3. Internal nodes above changed nodes, deepest first.
     pending = {p for p in changed if p and nodes[p].kind != "suffix"}
     while pending:
@@ -92,4 +111,4 @@ def post_state_root(verified):
             changed[parent] = _shift(nodes[parent].point, terms)
             if parent:
                 pending.add(parent)
-    return curve.encode(changed[b""])
+    return changed, built

@@ -258,6 +258,20 @@ class Verified:
         return sum(1 for k in self.keys() if not k[2] and k[3] is not None)
 
 
+def check_multiproof(transcript, nodes, opened, proof):
+    """§6.3, §7: the openings [(path, z, y)] checked against the decoded multiproof with
+    `transcript`, each commitment absorbed as the node's 32 bytes from the witness."""
+    queries = [(nodes[p].commitment, z, y % R) for p, z, y in opened]
+    points = {nodes[p].commitment: nodes[p].point for p in nodes if nodes[p].point is not None}
+    resolved = [(points[c], z, y) for c, z, y in queries]
+    try:
+        ok = multiproof.verify_encoded(transcript, queries, resolved, proof)
+    except ipa.ProofError as e:
+        raise Invalid(e.rule)
+    if not ok:
+        raise Invalid("proof.rejected")
+
+
 def verify(pre_state_root, w):
     """§6: accept (a Verified) or raise Invalid with the rule id."""
     check_canonical(w)
@@ -265,14 +279,5 @@ def verify(pre_state_root, w):
     check_identities(nodes, w)
     proof = decode_points(pre_state_root, nodes, w)
     opened = openings(nodes, w)
-    queries = [(nodes[p].commitment, z, y % R) for p, z, y in opened]
-    points = {nodes[p].commitment: nodes[p].point for p in nodes if nodes[p].point is not None}
-    resolved = [(points[c], z, y) for c, z, y in queries]
-    transcript = Transcript(TRANSCRIPT_LABEL)
-    try:
-        ok = multiproof.verify_encoded(transcript, queries, resolved, proof)
-    except ipa.ProofError as e:
-        raise Invalid(e.rule)
-    if not ok:
-        raise Invalid("proof.rejected")
+    check_multiproof(Transcript(TRANSCRIPT_LABEL), nodes, opened, proof)
     return Verified(pre_state_root, w, nodes, opened)
