@@ -4,7 +4,8 @@
 //! A block the state already holds (resume) is not replayed but checked against the root
 //! recorded at its height.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -53,6 +54,9 @@ pub struct BlockReport {
     pub shards_touched: usize,
     /// Chain rule applied at this block, if any.
     pub rule: Option<&'static str>,
+    /// With `--proofs DIR`: the block's fractional proof (its keys and writes against the
+    /// state before it) written to this file, its size, and the time it took to prove.
+    pub proof: Option<(PathBuf, usize, u64)>,
     /// Whether the block replayed and matched.
     pub ok: bool,
     /// Why not.
@@ -94,6 +98,9 @@ impl BlockReport {
             "coordinator_root": self.coordinator_root.map(|r| to_hex(&r)),
             "shards_touched": self.shards_touched,
             "rule": self.rule,
+            "proof_file": self.proof.as_ref().map(|(p, _, _)| p.display().to_string()),
+            "proof_bytes": self.proof.as_ref().map(|(_, b, _)| *b),
+            "prove_us": self.proof.as_ref().map(|(_, _, us)| *us),
             "error": self.error,
         })
     }
@@ -120,7 +127,17 @@ impl BlockReport {
             self.commit_us as f64 / 1e3,
             self.write_us as f64 / 1e3,
             self.rule.map(|r| format!("; rule {r}")).unwrap_or_default(),
-        )
+        ) + &self
+            .proof
+            .as_ref()
+            .map(|(p, b, us)| {
+                format!(
+                    "; fractional proof {} ({b} B, {:.1} ms)",
+                    p.display(),
+                    *us as f64 / 1e3
+                )
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -220,6 +237,8 @@ pub struct Replayer<'a> {
     backfill: Option<(u64, [u8; 32])>,
     /// Totals so far.
     pub totals: Totals,
+    /// Where each block's fractional proof is written (`--proofs`).
+    proofs: Option<PathBuf>,
 }
 
 /// What [`Replayer::block`] concluded.
@@ -268,7 +287,53 @@ impl<'a> Replayer<'a> {
             persisted_root,
             backfill,
             totals: Totals::default(),
+            proofs: None,
         })
+    }
+
+    /// Writes each applied block's fractional proof (`spec/FRACTIONAL.md`: the block's
+    /// keys with its writes, against the state before it, both anchors) to
+    /// `DIR/block-<number>.frac`, named in the block's report. The state must be sharded.
+    pub fn write_proofs(&mut self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the proofs directory", dir.display()))?;
+        self.proofs = Some(dir.to_path_buf());
+        Ok(())
+    }
+
+    /// The fractional proof of the block's keys (every witness key read, `writes` with
+    /// their new values), written to the proofs directory.
+    fn write_proof(
+        &mut self,
+        number: u64,
+        b: &ExportedBlock,
+        writes: &[(TreeKey, Option<Value>)],
+    ) -> Result<Option<(PathBuf, usize, u64)>> {
+        let Some(dir) = self.proofs.clone() else {
+            return Ok(None);
+        };
+        let t = Instant::now();
+        let mut keys: BTreeMap<TreeKey, Option<Value>> = BTreeMap::new();
+        for s in b.witness.state_diff().iter() {
+            for d in s.suffix_diffs.iter() {
+                keys.insert(stem_key(s.stem, d.suffix), None);
+            }
+        }
+        for (k, v) in writes {
+            keys.insert(*k, *v);
+        }
+        let keys: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
+        let Some(proof) = self.state.prove_fractional(&keys, true)? else {
+            bail!("--proofs needs a sharded state (--mode fractional)");
+        };
+        let bytes = proof
+            .to_bytes()
+            .with_context(|| format!("block {number}: encoding the fractional proof"))?;
+        let us = t.elapsed().as_micros() as u64;
+        let path = dir.join(format!("block-{number}.frac"));
+        std::fs::write(&path, &bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        Ok(Some((path, bytes.len(), us)))
     }
 
     /// The state's height and the root it holds there (as persisted).
@@ -445,6 +510,10 @@ impl<'a> Replayer<'a> {
             .collect::<BTreeSet<u8>>()
             .len();
 
+        if writes.iter().any(|(_, v)| v.is_none()) && self.proofs.is_some() {
+            bail!("{origin}: a chain rule deletes keys, which a fractional proof cannot carry");
+        }
+        r.proof = self.write_proof(b.number, b, &writes)?;
         let t = Instant::now();
         self.state.apply(&writes)?;
         r.apply_us = t.elapsed().as_micros() as u64;

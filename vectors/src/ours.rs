@@ -591,7 +591,7 @@ fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
         expect_eq(
             &format!("{}/{field}", out.at),
             show(got),
-            want_opt(&out, field)?,
+            want_opt(out, field)?,
         )?;
     }
     Ok(())

@@ -94,7 +94,7 @@ fn main() {
         let doc = read_json(&suite.join(format!("{file}.json")));
         for (i, case) in doc["cases"].as_array().expect("cases").iter().enumerate() {
             let input = &case["input"];
-            let mut bytes = unhex(input["coordinator_root"].as_str().expect("root"));
+            let mut bytes = unhex(input["root"].as_str().expect("root"));
             bytes.extend(unhex(input["proof"].as_str().expect("proof")));
             out.put("fractional", &format!("{file}_{i:02}"), &bytes);
         }

@@ -12,7 +12,7 @@ use verkle::keys::{TreeKey, Value};
 
 use crate::args::LayoutArg;
 use crate::cmd::gen::generate;
-use crate::cmd::replay::replay_into;
+use crate::cmd::replay::{replay_into, Reporting};
 use crate::datadir::{open_state, GenesisSpec, Mode};
 use crate::hexarg::to_hex;
 use crate::outcome::Outcome;
@@ -95,8 +95,18 @@ fn replay_mode(
     let where_ = datadir
         .map(|d| d.display().to_string())
         .unwrap_or_else(|| "memory".into());
-    let (outcome, summary, line) =
-        replay_into(state.as_mut(), spec, &where_, blocks, json, out, false)?;
+    let (outcome, summary, line) = replay_into(
+        state.as_mut(),
+        spec,
+        &where_,
+        blocks,
+        out,
+        Reporting {
+            json,
+            per_block: false,
+            proofs: None,
+        },
+    )?;
     let root = summary["root"]
         .as_str()
         .and_then(|s| crate::hexarg::parse_root(s).ok());

@@ -3,7 +3,7 @@
 //! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]` ([`crate::diffs`]).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, Result};
@@ -64,9 +64,26 @@ pub struct Args {
     /// per test.
     #[arg(long, value_name = "FILE")]
     eest: Option<PathBuf>,
+    /// With `--mode fractional`: write each block's fractional proof (`spec/FRACTIONAL.md`:
+    /// the block's keys and writes against the state before it, verifiable against the
+    /// parent's state root or coordinator root) to `DIR/block-<number>.frac`, named in the
+    /// block's report.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["eest", "diffs"])]
+    proofs: Option<PathBuf>,
     /// With `--eest`: replay only the test of this name.
     #[arg(long, value_name = "NAME", requires = "eest")]
     test: Option<String>,
+}
+
+/// How [`replay_into`] reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Reporting<'a> {
+    /// JSON Lines instead of text.
+    pub json: bool,
+    /// One report per block (else only the summary is returned).
+    pub per_block: bool,
+    /// Where each block's fractional proof is written (`--proofs`).
+    pub proofs: Option<&'a Path>,
 }
 
 /// Runs a replay of `blocks` onto `state`, printing reports to `out`; shared with `demo`.
@@ -75,10 +92,14 @@ pub fn replay_into(
     spec: &GenesisSpec,
     where_: &str,
     blocks: &[PathBuf],
-    json: bool,
     out: &mut dyn Write,
-    per_block: bool,
+    how: Reporting<'_>,
 ) -> Result<(Outcome, serde_json::Value, String)> {
+    let Reporting {
+        json,
+        per_block,
+        proofs,
+    } = how;
     let genesis = init_genesis(state, spec, where_)?;
     // Rates count the blocks only; the genesis import is reported on its own.
     let start = Instant::now();
@@ -93,6 +114,9 @@ pub fn replay_into(
     }
     let meta = block_meta(spec, &genesis.root);
     let mut replayer = Replayer::new(state, spec.chain, spec.layout.into(), meta)?;
+    if let Some(dir) = proofs {
+        replayer.write_proofs(dir)?;
+    }
     let mut progress = Progress::new("replay", None);
     let mut outcome = Outcome::Ok;
     // Decoding and witness verification run one block ahead, on another thread.
@@ -152,6 +176,11 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             "--genesis and --layout are required without --eest"
         ));
     };
+    if args.proofs.is_some() && args.mode != Mode::Fractional {
+        return Err(anyhow!(
+            "--proofs writes fractional proofs: it needs --mode fractional"
+        ));
+    }
     let mut state = open_state(args.datadir.as_deref(), args.mode)?;
     let where_ = args
         .datadir
@@ -179,9 +208,12 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         &spec,
         &where_,
         &args.blocks,
-        json,
         out,
-        true,
+        Reporting {
+            json,
+            per_block: true,
+            proofs: args.proofs.as_deref(),
+        },
     )?;
     if json {
         writeln!(out, "{summary}")?;

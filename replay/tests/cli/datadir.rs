@@ -401,7 +401,10 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
             let line = &json_lines(&out)[0];
             assert_eq!(line["ok"], true);
             assert_eq!(line["state_root"].as_str(), Some(pre_root));
-            assert_eq!(line["coordinator_root"].as_str(), Some(coordinator.as_str()));
+            assert_eq!(
+                line["coordinator_root"].as_str(),
+                Some(coordinator.as_str())
+            );
             assert!(line["written"].as_u64().unwrap() > 0);
         }
     }
@@ -420,9 +423,17 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
         let mut b = bytes.clone();
         b[at] ^= 0x40;
         std::fs::write(&tampered, &b).unwrap();
-        for anchor in [["--pre-root", pre_root], ["--coordinator-root", &coordinator]] {
+        for anchor in [
+            ["--pre-root", pre_root],
+            ["--coordinator-root", &coordinator],
+        ] {
             let out = verify(&tampered, &anchor);
-            assert_eq!(out.status.code(), Some(1), "byte {at}, {anchor:?}: {}", show(&out));
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "byte {at}, {anchor:?}: {}",
+                show(&out)
+            );
         }
     }
 }
@@ -788,4 +799,96 @@ fn a_genesis_stopped_part_way_keeps_its_tree_mode() {
     );
     let out = reopen(&dd2, "single");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+/// `replay --mode fractional --proofs DIR` writes each block's fractional proof, named in
+/// its report; each verifies against the block's pre-state root with the block's state root
+/// as its post-state root, and against the coordinator root before the block with the one
+/// after it (block 1 included: the chain rule's writes are in its proof).
+#[test]
+fn fractional_replay_writes_each_blocks_proof() {
+    let dir = tempfile::tempdir().unwrap();
+    let proofs = dir.path().join("proofs");
+    let chain = chain_blocks();
+    let blocks = dir.path().join("blocks.json");
+    write_blocks(&blocks, &chain[..12]);
+    let out = fverkle()
+        .args([
+            "--json",
+            "replay",
+            "--layout",
+            "legacy",
+            "--chain",
+            "kaustinen6",
+            "--mode",
+            "fractional",
+            "--proofs",
+        ])
+        .arg(&proofs)
+        .arg("--genesis")
+        .arg(devnet6_genesis())
+        .arg(&blocks)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let reports: Vec<serde_json::Value> = json_lines(&out)
+        .into_iter()
+        .filter(|l| l["number"].is_u64())
+        .collect();
+    assert_eq!(reports.len(), 12);
+    let mut coordinator_before: Option<String> = None;
+    for r in &reports {
+        let file = PathBuf::from(r["proof_file"].as_str().unwrap());
+        assert!(file.starts_with(&proofs));
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len(),
+            r["proof_bytes"].as_u64().unwrap()
+        );
+        let pre = r["pre_root"].as_str().unwrap();
+        let post = r["post_root"].as_str().unwrap();
+        let coordinator_after = r["coordinator_root"].as_str().unwrap().to_owned();
+        let mut anchors = vec![vec![
+            "--pre-root".to_owned(),
+            pre.to_owned(),
+            "--post-root".to_owned(),
+            post.to_owned(),
+        ]];
+        if let Some(before) = &coordinator_before {
+            anchors.push(vec![
+                "--coordinator-root".to_owned(),
+                before.clone(),
+                "--post-coordinator-root".to_owned(),
+                coordinator_after.clone(),
+            ]);
+        }
+        for a in anchors {
+            let v = fverkle()
+                .args(["verify", "--fractional"])
+                .args(&a)
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert_eq!(
+                v.status.code(),
+                Some(0),
+                "block {}: {a:?}: {}",
+                r["number"],
+                show(&v)
+            );
+        }
+        coordinator_before = Some(coordinator_after);
+    }
+    // Without a sharded state there is no fractional proof to write.
+    let out = fverkle()
+        .args([
+            "replay", "--layout", "legacy", "--mode", "single", "--proofs",
+        ])
+        .arg(&proofs)
+        .arg("--genesis")
+        .arg(devnet6_genesis())
+        .arg(&blocks)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mode fractional"));
 }

@@ -197,6 +197,24 @@ fn python_reference_agrees_with_every_suite_case() {
     assert_eq!(kinds.len(), 8, "{kinds:?}");
 }
 
+/// The Python reference's own fractional-proof tests (`spec/reference/test_fractional.py`:
+/// a version-2 prover written from `spec/FRACTIONAL.md`, both anchors, writes, the
+/// leaf-posing-as-internal construction, byte flips) pass.
+#[test]
+fn python_reference_fractional_self_test_passes() {
+    let out = std::process::Command::new(python3())
+        .current_dir(workspace())
+        .arg("spec/reference/test_fractional.py")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// One process per case, a command that rejects everything for `point.length`: the cases
 /// with that rule pass, every other case differs and is named, and the exit code is 1.
 #[test]

@@ -908,7 +908,7 @@ fn mutants_fuzz_bodies_run_on_the_seeds() {
             let input = &case["input"];
             let unhex =
                 |k: &str| hex::decode(input[k].as_str().unwrap().trim_start_matches("0x")).unwrap();
-            let mut bytes = unhex("coordinator_root");
+            let mut bytes = unhex("root");
             bytes.extend(unhex("proof"));
             let got = witness::fuzz::fractional(&bytes);
             assert_eq!(got.is_some(), valid, "{file}: {}", case["name"]);
