@@ -67,8 +67,7 @@ impl Crs {
     }
 
     fn from_elements(g: Vec<Element>) -> Crs {
-        let proj: Vec<_> = g.iter().map(|e| *e.as_projective()).collect();
-        let g_affine = <ark_ed_on_bls12_381_bandersnatch::EdwardsProjective as ark_ec::CurveGroup>::normalize_batch(&proj);
+        let g_affine = affine_serial(&g);
         Crs {
             g,
             q: Element::generator(),
@@ -159,6 +158,33 @@ fn fq_to_be(x: &Fq) -> [u8; 32] {
     out
 }
 
+/// The affine forms of `g` with one shared inversion, on the calling thread. The CRS is
+/// built inside a lazy initialiser: a rayon-parallel normalisation there lets the worker
+/// holding the initialiser steal a job that waits on the same initialiser, which deadlocks
+/// (seen with tests verifying in parallel on first use).
+fn affine_serial(g: &[Element]) -> Vec<ark_ed_on_bls12_381_bandersnatch::EdwardsAffine> {
+    use ark_ff::Field;
+    let proj: Vec<_> = g.iter().map(|e| *e.as_projective()).collect();
+    // Prefix products of the z coordinates, one inversion, then back to front.
+    let mut prefix = Vec::with_capacity(proj.len());
+    let mut acc = Fq::from(1u8);
+    for p in &proj {
+        prefix.push(acc);
+        acc *= p.z;
+    }
+    let mut inv = acc.inverse().unwrap_or_default();
+    let mut out = vec![ark_ed_on_bls12_381_bandersnatch::EdwardsAffine::default(); proj.len()];
+    for ((p, before), slot) in proj.iter().zip(&prefix).zip(out.iter_mut()).rev() {
+        let z_inv = inv * before;
+        inv *= p.z;
+        *slot = ark_ed_on_bls12_381_bandersnatch::EdwardsAffine::new_unchecked(
+            p.x * z_inv,
+            p.y * z_inv,
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +198,22 @@ mod tests {
             Element::batch_to_bytes(&fresh.g),
             Element::batch_to_bytes(&embedded.g)
         );
+    }
+
+    #[test]
+    fn affine_generators_are_the_generators() {
+        use ark_ec::CurveGroup;
+        // Points with z ≠ 1, so the shared inversion is exercised.
+        let points: Vec<Element> = Crs::eip6800()
+            .g
+            .iter()
+            .zip(1u64..)
+            .map(|(g, k)| *g * banderwagon::Fr::from(k) + Element::generator())
+            .collect();
+        let affine = affine_serial(&points);
+        for (p, a) in points.iter().zip(&affine) {
+            assert_eq!(p.as_projective().into_affine(), *a);
+        }
+        assert_eq!(Crs::eip6800().g_affine.len(), CRS_SIZE);
     }
 }

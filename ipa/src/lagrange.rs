@@ -24,6 +24,25 @@ pub struct PrecomputedWeights {
     inverted_domain: Vec<Fr>,
 }
 
+/// `v[i] ← 1 / v[i]` (every entry non-zero) with one inversion, on the calling thread: the
+/// weights are built inside a lazy initialiser, where arkworks' rayon-parallel batch
+/// inversion could deadlock the pool (the worker holding the initialiser may steal a job
+/// that waits on it).
+fn invert_serial(v: &mut [Fr]) {
+    let mut prefix = Vec::with_capacity(v.len());
+    let mut acc = Fr::one();
+    for x in v.iter() {
+        prefix.push(acc);
+        acc *= x;
+    }
+    let mut inv = acc.inverse().unwrap_or_default();
+    for (x, before) in v.iter_mut().zip(&prefix).rev() {
+        let x_inv = inv * before;
+        inv *= *x;
+        *x = x_inv;
+    }
+}
+
 impl PrecomputedWeights {
     /// Builds the weights (a few hundred field operations).
     pub fn new() -> Self {
@@ -40,13 +59,13 @@ impl PrecomputedWeights {
             barycentric.push(acc);
         }
         let mut barycentric_inv = barycentric.clone();
-        batch_inversion(&mut barycentric_inv);
+        invert_serial(&mut barycentric_inv);
         let mut inverted_domain = vec![Fr::zero(); 2 * n - 1];
         for k in 1..n {
             inverted_domain[k] = Fr::from(k as u64);
             inverted_domain[n - 1 + k] = -Fr::from(k as u64);
         }
-        batch_inversion(&mut inverted_domain[1..]);
+        invert_serial(&mut inverted_domain[1..]);
         PrecomputedWeights {
             barycentric,
             barycentric_inv,
@@ -150,6 +169,16 @@ pub fn pow(base: &Fr, e: u64) -> Fr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serial_inversion_inverts_each_entry() {
+        let mut v: Vec<Fr> = (1u64..300).map(|k| Fr::from(k * k + 7)).collect();
+        let orig = v.clone();
+        invert_serial(&mut v);
+        for (x, y) in orig.iter().zip(&v) {
+            assert_eq!(*x * y, Fr::one());
+        }
+    }
     use ark_ff::UniformRand;
 
     /// f(X) = X² + 3 in evaluation form.

@@ -2,15 +2,9 @@
 //! (`--chain`). Each rule says at which block it adds which writes; none is applied silently.
 
 use anyhow::Result;
-use verkle::keys::{account_leaves, address32, AccountState, Layout, TreeKey, Value};
-use verkle::U256;
-
-/// The EIP-2935 block-hash history account `0xffff…fffe`.
-pub const HISTORY_ACCOUNT: [u8; 20] = {
-    let mut a = [0xff; 20];
-    a[19] = 0xfe;
-    a
-};
+use verkle::forks::kaustinen6_history_account;
+pub use verkle::forks::HISTORY_ACCOUNT;
+use verkle::keys::{Layout, TreeKey, Value};
 
 /// Writes as `(key, Some(value))` (or `None` to delete).
 pub type Writes = Vec<(TreeKey, Option<Value>)>;
@@ -44,14 +38,7 @@ impl Chain {
     ) -> Result<Option<(&'static str, Writes)>> {
         match (self, number) {
             (Chain::Kaustinen6, 1) => {
-                let account = AccountState {
-                    version: 0,
-                    balance: U256::ZERO,
-                    nonce: 0,
-                    code: &[],
-                    storage: &[],
-                };
-                let leaves = account_leaves(layout, &address32(&HISTORY_ACCOUNT), &account)?;
+                let leaves = kaustinen6_history_account(layout)?;
                 Ok(Some((
                     "kaustinen6-eip2935-history-account",
                     leaves.into_iter().map(|(k, v)| (k, Some(v))).collect(),
