@@ -33,4 +33,4 @@ pub use shard::{ShardConfig, ShardDepth};
 pub use sharded::{ApplyReport, ShardedTree};
 /// A fractional proof as the prover builds it; `to_bytes()` gives the wire form
 /// (`spec/FRACTIONAL.md` §4) that `witness::fractional::FractionalProof` decodes.
-pub use witness::fractional::OwnedFractionalProof as FractionalProof;
+pub use witness::fractional::OwnedFractionalProof;

@@ -67,7 +67,7 @@ pub trait State {
         &mut self,
         _keys: &[(TreeKey, Option<Value>)],
         _coordinator_path: bool,
-    ) -> Result<Option<fractional::FractionalProof>> {
+    ) -> Result<Option<fractional::OwnedFractionalProof>> {
         Ok(None)
     }
 }
@@ -239,7 +239,7 @@ impl State for FracState {
         &mut self,
         keys: &[(TreeKey, Option<Value>)],
         coordinator_path: bool,
-    ) -> Result<Option<fractional::FractionalProof>> {
+    ) -> Result<Option<fractional::OwnedFractionalProof>> {
         Ok(Some(self.tree.prove_fractional(keys, coordinator_path)?))
     }
 }
