@@ -69,16 +69,21 @@ const fn split(w: &[u64; 4]) -> [u64; N] {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Limb29;
 
-/// Column `k` of the reduction, entered with `acc` holding the carry in and the column's
-/// operand products; adds `m_i·p_{k−i}` and returns the column's limb (masked) while
-/// leaving the carry out in `acc`. For `k < N` it first chooses `m_k`.
+/// Column `k` of the reduction: `acc` holds the carry in, `sum` the column's operand
+/// products. Adds `m_i·p_{k−i}` and returns the column's limb (masked) while leaving the
+/// carry out in `acc`; for `k < N` it first chooses `m_k`. Everything but the carry and
+/// `m_{k−1}·p_1` is summed apart, so that the chain from column to column stays short.
 #[inline(always)]
-fn reduce_column(k: usize, acc: &mut u64, m: &mut [u64; N]) -> u64 {
+fn reduce_column(k: usize, acc: &mut u64, m: &mut [u64; N], mut sum: u64) -> u64 {
     let lo = k.saturating_sub(N - 1);
     let mut i = lo;
-    while i < k.min(N) {
-        *acc += m[i] * P[k - i];
+    while i + 1 < k && i < N {
+        sum += times_p(m[i], k - i);
         i += 1;
+    }
+    *acc += sum;
+    if k > lo && k <= N {
+        *acc += times_p(m[k - 1], 1);
     }
     if k < N {
         let mask = if k == N - 1 {
@@ -87,7 +92,7 @@ fn reduce_column(k: usize, acc: &mut u64, m: &mut [u64; N]) -> u64 {
             MASK
         };
         m[k] = (*acc).wrapping_mul(MU) & mask;
-        *acc += m[k] * P[0];
+        *acc += times_p(m[k], 0);
     }
     let limb = *acc & MASK;
     *acc >>= BITS;
@@ -125,15 +130,29 @@ fn sub_borrow(a: u64, b: u64, borrow: bool) -> (u64, bool) {
     (d, x | y)
 }
 
-/// Column `K` of `a·b`: adds `a_i·b_{K−i}` to `acc`, then reduces ([`reduce_column`]).
+/// `x·p_j` (`x < 2²⁹`, `j` a constant once inlined): a shift and a subtraction when
+/// `p_j = 2^a − 2^b` (`p_0 = 1`, `p_1 = 2²⁹ − 2³` for this `p`), else a multiplication.
+#[inline(always)]
+fn times_p(x: u64, j: usize) -> u64 {
+    let pj = P[j];
+    let low = pj & pj.wrapping_neg();
+    if pj != 0 && (pj + low).is_power_of_two() {
+        (x << (pj + low).trailing_zeros()) - (x << low.trailing_zeros())
+    } else {
+        x * pj
+    }
+}
+
+/// Column `K` of `a·b`: sums `a_i·b_{K−i}`, then reduces ([`reduce_column`]).
 #[inline(always)]
 fn mul_column<const K: usize>(a: &[u64; N], b: &[u64; N], acc: &mut u64, m: &mut [u64; N]) -> u64 {
+    let mut sum = 0u64;
     let mut i = K.saturating_sub(N - 1);
     while i <= K && i < N {
-        *acc += a[i] * b[K - i];
+        sum += a[i] * b[K - i];
         i += 1;
     }
-    reduce_column(K, acc, m)
+    reduce_column(K, acc, m, sum)
 }
 
 /// Column `K` of `a²`: the cross products `a_i·a_{K−i}` (`i < K − i`) once, doubled, and
@@ -146,11 +165,11 @@ fn square_column<const K: usize>(a: &[u64; N], acc: &mut u64, m: &mut [u64; N]) 
         cross += a[i] * a[K - i];
         i += 1;
     }
-    *acc += cross << 1;
+    let mut sum = cross << 1;
     if K.is_multiple_of(2) {
-        *acc += a[K / 2] * a[K / 2];
+        sum += a[K / 2] * a[K / 2];
     }
-    reduce_column(K, acc, m)
+    reduce_column(K, acc, m, sum)
 }
 
 /// Runs the 17 columns with `$col::<K>(…)` (constant `K`, so every loop unrolls) and packs
