@@ -202,7 +202,7 @@ macro_rules! columns {
 }
 
 /// `a·b·2⁻²⁵⁶ mod p` on raw limbs, for `a, b < p`.
-#[inline(always)]
+#[inline(never)]
 fn mont_mul(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let a = split(a);
     let b = split(b);
@@ -210,7 +210,7 @@ fn mont_mul(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
 }
 
 /// `a²·2⁻²⁵⁶ mod p` on raw limbs, for `a < p`.
-#[inline(always)]
+#[inline(never)]
 fn mont_square(a: &[u64; 4]) -> [u64; 4] {
     let a = split(a);
     columns!(acc, square_column(&a))
