@@ -14,7 +14,9 @@ use ark_ff::{BigInteger, PrimeField, Zero};
 
 use crate::field::{with_field_mul, FieldMul};
 use crate::fixed_base::signed_digits;
-use crate::prepared::{add_projective, add_signed, double_projective, is_zero_x, PreparedPoint};
+use crate::prepared::{
+    add_projective, add_signed, double_projective, double_projective_xyz, is_zero_x, PreparedPoint,
+};
 use crate::{Element, Fr};
 
 /// Below this many terms a product-by-product sum beats the bucket method's set-up.
@@ -88,9 +90,10 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     let sums: Vec<EdwardsProjective> = (0..nw).map(window_sum).collect();
     let mut acc = EdwardsProjective::zero();
     with_field_mul!(|m| for w in sums.iter().rev() {
-        for _ in 0..c {
-            double_projective(m, &mut acc);
+        for _ in 1..c {
+            double_projective_xyz(m, &mut acc);
         }
+        double_projective(m, &mut acc);
         add_projective(m, &mut acc, w);
     });
     Element(acc)
@@ -216,7 +219,12 @@ fn straus_sum<M: FieldMul>(
     let len = nafs.iter().map(Vec::len).max().unwrap_or(0);
     let mut acc = EdwardsProjective::zero();
     for bit in (0..len).rev() {
-        double_projective(m, &mut acc);
+        // `t` only for an addition at this bit or the result; the next doubling ignores it.
+        if bit == 0 || nafs.iter().any(|naf| naf.get(bit).is_some_and(|&d| d != 0)) {
+            double_projective(m, &mut acc);
+        } else {
+            double_projective_xyz(m, &mut acc);
+        }
         for (k, naf) in nafs.iter().enumerate() {
             let d = naf.get(bit).copied().unwrap_or(0);
             if d != 0 {
