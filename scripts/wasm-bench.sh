@@ -3,7 +3,8 @@
 # wasm/bench/package-lock.json) in one Node process over Kaustinen6 blocks 1..200, and the
 # native `fverkle verify` on the same blocks. Not a CI step; figures go to BENCHMARKS.md.
 #
-#   scripts/wasm-bench.sh [PASSES]
+#   [FVERKLE_PORTABLE_FIELD=1] scripts/wasm-bench.sh [PASSES]
+# (FVERKLE_PORTABLE_FIELD=1: arkworks' field multiplication, in the package and in `fverkle`.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh

@@ -39,7 +39,7 @@ echo '{ "type": "commonjs" }' > "$out/node/package.json"
 cat > "$out/node.mjs" <<'JS'
 // Node, as an ES module: the CommonJS build, loaded synchronously.
 import cjs from "./node/fverkle_witness.js";
-export const { verify, treeKey, version } = cjs;
+export const { verify, treeKey, usePortableField, version } = cjs;
 JS
 pkg_version=$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)
 cat > "$out/package.json" <<JSON

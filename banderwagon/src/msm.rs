@@ -8,13 +8,15 @@
 
 use crate::prelude::*;
 
-use ark_ec::{AdditiveGroup, VariableBaseMSM};
+use ark_ec::VariableBaseMSM;
 use ark_ed_on_bls12_381_bandersnatch::{EdwardsAffine, EdwardsProjective};
 use ark_ff::{BigInteger, PrimeField, Zero};
 
 use crate::field::{with_field_mul, FieldMul};
 use crate::fixed_base::signed_digits;
-use crate::prepared::{add_projective, add_signed, double_projective, is_zero_x, PreparedPoint};
+use crate::prepared::{
+    add_projective, add_signed, double_projective, double_projective_xyz, is_zero_x, PreparedPoint,
+};
 use crate::{Element, Fr};
 
 /// Below this many terms a product-by-product sum beats the bucket method's set-up.
@@ -88,9 +90,10 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     let sums: Vec<EdwardsProjective> = (0..nw).map(window_sum).collect();
     let mut acc = EdwardsProjective::zero();
     with_field_mul!(|m| for w in sums.iter().rev() {
-        for _ in 0..c {
-            double_projective(m, &mut acc);
+        for _ in 1..c {
+            double_projective_xyz(m, &mut acc);
         }
+        double_projective(m, &mut acc);
         add_projective(m, &mut acc, w);
     });
     Element(acc)
@@ -169,7 +172,7 @@ pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
     let half = 1usize << (STRAUS_WNAF - 2);
     let mut nafs: Vec<Vec<i64>> = Vec::with_capacity(n);
-    let mut odd: Vec<EdwardsProjective> = Vec::with_capacity(n * half);
+    let mut bases: Vec<EdwardsProjective> = Vec::with_capacity(n);
     for (p, s) in points[..n].iter().zip(&scalars[..n]) {
         if s.is_zero() || p.0.x.is_zero() {
             continue;
@@ -178,15 +181,32 @@ pub fn vartime_straus(points: &[Element], scalars: &[Fr]) -> Element {
         let (k, base) = if neg < s { (neg, -p.0) } else { (s, p.0) };
         let naf = k.find_wnaf(STRAUS_WNAF).expect("wNAF width 5 is in range");
         nafs.push(naf);
-        let double = base.double();
-        let mut m = base;
-        for _ in 0..half {
-            odd.push(m);
-            m += &double;
-        }
+        bases.push(base);
     }
+    let mut odd: Vec<EdwardsProjective> = Vec::with_capacity(bases.len() * half);
+    with_field_mul!(|m| odd_multiples(m, &bases, half, &mut odd));
     let table = PreparedPoint::batch_from_projective(&odd);
     Element(with_field_mul!(|m| straus_sum(m, &nafs, &table, half)))
+}
+
+/// Appends `P, 3P, …, (2·half − 1)·P` for each base `P` to `out` (the same coordinates as
+/// arkworks' doubling and addition give).
+fn odd_multiples<M: FieldMul>(
+    m: M,
+    bases: &[EdwardsProjective],
+    half: usize,
+    out: &mut Vec<EdwardsProjective>,
+) {
+    for base in bases {
+        let mut double = *base;
+        double_projective(m, &mut double);
+        let mut p = *base;
+        out.push(p);
+        for _ in 1..half {
+            add_projective(m, &mut p, &double);
+            out.push(p);
+        }
+    }
 }
 
 /// The shared doubling chain of Straus' method over wNAF digits and prepared odd multiples.
@@ -199,7 +219,12 @@ fn straus_sum<M: FieldMul>(
     let len = nafs.iter().map(Vec::len).max().unwrap_or(0);
     let mut acc = EdwardsProjective::zero();
     for bit in (0..len).rev() {
-        double_projective(m, &mut acc);
+        // `t` only for an addition at this bit or the result; the next doubling ignores it.
+        if bit == 0 || nafs.iter().any(|naf| naf.get(bit).is_some_and(|&d| d != 0)) {
+            double_projective(m, &mut acc);
+        } else {
+            double_projective_xyz(m, &mut acc);
+        }
         for (k, naf) in nafs.iter().enumerate() {
             let d = naf.get(bit).copied().unwrap_or(0);
             if d != 0 {

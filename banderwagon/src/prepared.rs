@@ -201,6 +201,18 @@ pub(crate) fn add_projective<M: FieldMul>(
 /// `acc = 2·acc` (`dbl-2008-hwcd`: 4 squarings, 4 multiplications), as arkworks doubles.
 #[inline(always)]
 pub(crate) fn double_projective<M: FieldMul>(m: M, acc: &mut EdwardsProjective) {
+    double_with::<M, true>(m, acc);
+}
+
+/// `acc = 2·acc` in `x`, `y`, `z` only (4 squarings, 3 multiplications): `t` is left
+/// stale, for a doubling whose result is only doubled again (the doubling never reads `t`).
+#[inline(always)]
+pub(crate) fn double_projective_xyz<M: FieldMul>(m: M, acc: &mut EdwardsProjective) {
+    double_with::<M, false>(m, acc);
+}
+
+#[inline(always)]
+fn double_with<M: FieldMul, const T: bool>(m: M, acc: &mut EdwardsProjective) {
     let a = m.square(&acc.x);
     let b = m.square(&acc.y);
     let c = m.square(&acc.z).double();
@@ -211,7 +223,9 @@ pub(crate) fn double_projective<M: FieldMul>(m: M, acc: &mut EdwardsProjective) 
     let h = d - b;
     acc.x = m.mul(&e, &f);
     acc.y = m.mul(&g, &h);
-    acc.t = m.mul(&e, &h);
+    if T {
+        acc.t = m.mul(&e, &h);
+    }
     acc.z = m.mul(&f, &g);
 }
 
@@ -268,6 +282,16 @@ mod tests {
                 (dbl.x, dbl.y, dbl.t, dbl.z),
                 (want.x, want.y, want.t, want.z)
             );
+            // A doubling without `t` then a full one: the coordinates of two full ones.
+            let mut quad = acc;
+            double_projective_xyz(m, &mut quad);
+            assert_eq!((quad.x, quad.y, quad.z), (want.x, want.y, want.z));
+            double_projective(m, &mut quad);
+            let want = want.double();
+            assert_eq!(
+                (quad.x, quad.y, quad.t, quad.z),
+                (want.x, want.y, want.t, want.z)
+            );
         }
         let mut zero = EdwardsProjective::zero();
         double_projective(m, &mut zero);
@@ -278,6 +302,11 @@ mod tests {
     #[test]
     fn prepared_addition_matches_arkworks() {
         check_formulas(Portable);
+    }
+
+    #[test]
+    fn prepared_addition_matches_arkworks_on_29_bit_limbs() {
+        check_formulas(crate::field::Limb29);
     }
 
     #[test]

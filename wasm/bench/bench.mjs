@@ -1,7 +1,7 @@
 // fverkle-witness beside verkle-cryptography-wasm 0.4.8 in one Node process, on the same
 // witnesses: Kaustinen6 blocks 1..200 (scripts/wasm-bench.sh runs it).
 //
-//   node wasm/bench/bench.mjs [PASSES]
+//   [FVERKLE_PORTABLE_FIELD=1] node wasm/bench/bench.mjs [PASSES]
 // Prints module load times, per-block mean and max for each verifier (the witness JSON is
 // serialised before the timing; ours includes the post-state root), and .wasm sizes.
 import fs from "node:fs";
@@ -30,6 +30,9 @@ const blocks = JSON.parse(fs.readFileSync(chainFile, "utf8")).blocks.map((b) => 
 let t = performance.now();
 const ours = await import(path.join(pkgDir, "node.mjs"));
 const oursLoad = performance.now() - t;
+// FVERKLE_PORTABLE_FIELD=1: arkworks' field multiplication instead of the 29-bit-limb one.
+const portable = process.env.FVERKLE_PORTABLE_FIELD === "1";
+ours.usePortableField(portable);
 t = performance.now();
 const { loadVerkleCrypto } = await import("verkle-cryptography-wasm");
 const theirs = await loadVerkleCrypto();
@@ -57,7 +60,7 @@ function run(label, f) {
   return { label, mean, max, total };
 }
 
-const a = run("fverkle-witness verify (pre-state and post-state root)", (b) => {
+const a = run(`fverkle-witness verify (pre-state and post-state root${portable ? "; portable field" : ""})`, (b) => {
   const r = ours.verify(b.json, b.root);
   return r.valid && (b.number === 1 || r.postStateRoot === b.stateRoot);
 });

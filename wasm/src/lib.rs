@@ -7,10 +7,13 @@
 //!   only a malformed `preStateRoot` throws a `TypeError`.
 //! - `treeKey(address, treeIndex, subIndex)`: EIP-6800 `get_tree_key` without the prover's
 //!   tables.
+//! - `usePortableField(force)`: arkworks' field multiplication instead of the 29-bit-limb
+//!   one (same results; for tests and A/B timings).
 //! - `version()`.
 //!
-//! The verifier runs single-threaded on the portable field code (`witness` without its
-//! `std`, `parallel` and `asm` features). The logic lives in plain Rust functions
+//! The verifier runs single-threaded (`witness` without its `std`, `parallel` and `asm`
+//! features); its field multiplications use 29-bit limbs with native 32×32→64-bit
+//! products (`banderwagon`'s WebAssembly backend). The logic lives in plain Rust functions
 //! ([`verify_bytes`], [`verify_json`], [`tree_key`]) that native tests call too; the
 //! `#[wasm_bindgen]` wrappers only convert JavaScript values.
 #![forbid(unsafe_code)]
@@ -228,6 +231,13 @@ pub fn tree_key_js(
         .filter(|s| s.fract() == 0.0 && (0.0..=255.0).contains(s))
         .ok_or_else(|| type_error("subIndex must be an integer in [0, 255]"))?;
     Ok(to_hex(&tree_key(&address, &index, sub as u8)))
+}
+
+/// Forces arkworks' portable field multiplication (`true`) or returns to the default, the
+/// 29-bit-limb one (`false`). Results are identical either way; for tests and A/B timings.
+#[wasm_bindgen(js_name = usePortableField)]
+pub fn use_portable_field_js(force: bool) {
+    banderwagon::use_portable_field(force);
 }
 
 /// The package version.

@@ -3,13 +3,14 @@
 //! The hot loops (fixed-base sums, bucket additions, square roots) are generic over
 //! [`FieldMul`] and monomorphised twice: with [`Portable`] (arkworks' multiplication) and,
 //! on x86-64 processors with BMI2 and ADX, with `Adx` (`mulx`/`adcx`/`adox` assembly, see
-//! `adx.rs`). Each public entry point picks one with [`with_field_mul!`], which reads a
+//! `adx.rs`), or on WebAssembly with `Limb29` (29-bit limbs in native 64-bit products, see
+//! `limb29.rs`). Each public entry point picks one with [`with_field_mul!`], which reads a
 //! cached detection result; the binaries still run on any x86-64.
 //!
 //! [`use_portable_field`] forces the portable path and [`use_lanes`] turns the 8-lane
 //! AVX-512 IFMA products off or on; the library reads no environment variables (binaries
 //! and benchmarks map their own switches onto these calls). Without the `asm` feature, or
-//! off x86-64, only the portable path exists.
+//! on other architectures, only the portable path exists.
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -23,6 +24,11 @@ mod adx;
 pub(crate) use adx::Adx;
 #[cfg(all(target_arch = "x86_64", feature = "asm"))]
 pub(crate) mod ifma;
+// Compiled natively too, so that the tests compare it with arkworks on every platform.
+#[cfg(any(target_arch = "wasm32", test))]
+mod limb29;
+#[cfg(any(target_arch = "wasm32", test))]
+pub(crate) use limb29::Limb29;
 
 /// Montgomery multiplication and squaring in `Fq`, bit-identical to arkworks'.
 pub(crate) trait FieldMul: Copy {
@@ -54,12 +60,16 @@ pub(crate) enum Backend {
     Portable(Portable),
     #[cfg(all(target_arch = "x86_64", feature = "asm"))]
     Adx(Adx),
+    #[cfg(target_arch = "wasm32")]
+    Limb29(Limb29),
 }
 
 const UNDECIDED: u8 = 0;
 const PORTABLE: u8 = 1;
 #[cfg_attr(not(all(target_arch = "x86_64", feature = "asm")), allow(dead_code))]
 const ADX: u8 = 2;
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const LIMB29: u8 = 3;
 
 static CHOICE: AtomicU8 = AtomicU8::new(UNDECIDED);
 
@@ -132,7 +142,11 @@ pub(crate) fn lanes() -> Option<core::convert::Infallible> {
 
 /// Whether hot loops currently use the assembly (BMI2/ADX) multiplication.
 pub fn field_uses_adx() -> bool {
-    !matches!(backend(), Backend::Portable(_))
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+    if let Backend::Adx(_) = backend() {
+        return true;
+    }
+    false
 }
 
 fn detect() -> u8 {
@@ -140,7 +154,11 @@ fn detect() -> u8 {
     if Adx::detect().is_some() {
         return ADX;
     }
-    PORTABLE
+    if cfg!(target_arch = "wasm32") {
+        LIMB29
+    } else {
+        PORTABLE
+    }
 }
 
 fn decide() -> u8 {
@@ -162,6 +180,10 @@ pub(crate) fn backend() -> Backend {
             return Backend::Adx(adx);
         }
     }
+    #[cfg(target_arch = "wasm32")]
+    if choice == LIMB29 {
+        return Backend::Limb29(Limb29);
+    }
     let _ = choice;
     Backend::Portable(Portable)
 }
@@ -173,6 +195,8 @@ macro_rules! with_field_mul {
         match $crate::field::backend() {
             #[cfg(all(target_arch = "x86_64", feature = "asm"))]
             $crate::field::Backend::Adx($m) => $body,
+            #[cfg(target_arch = "wasm32")]
+            $crate::field::Backend::Limb29($m) => $body,
             $crate::field::Backend::Portable($m) => $body,
         }
     };
@@ -268,6 +292,11 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn limb29_matches_arkworks() {
+        check_backend(Limb29);
+    }
+
+    #[test]
     fn forcing_the_portable_path() {
         let _ = backend();
         let saved = CHOICE.load(Ordering::Relaxed);
@@ -275,8 +304,13 @@ pub(crate) mod tests {
         use_portable_field(true);
         assert!(!field_uses_adx());
         assert!(!field_uses_lanes());
+        assert!(matches!(backend(), Backend::Portable(_)));
         use_portable_field(false);
         assert_eq!(field_uses_adx(), detect() == ADX);
+        assert_eq!(
+            matches!(backend(), Backend::Portable(_)),
+            detect() == PORTABLE
+        );
         assert_eq!(field_uses_lanes(), detect_lanes() == ON);
         use_lanes(false);
         assert!(!field_uses_lanes());
