@@ -7,38 +7,19 @@
 use std::time::{Duration, Instant};
 
 use verkle::genesis::genesis_leaves;
-use verkle::keys::{account_leaves, AccountState, Layout, TreeKey, Value};
-use verkle::{Tree, U256};
+use verkle::keys::{Layout, TreeKey, Value};
+use verkle::Tree;
 use witness::{ExecutionWitness, OwnedExecutionWitness, OwnedVerkleProof};
 
 use crate::common::{h32, hex0x, read_json, read_text, tree_of};
 
 const CHAIN_FILE: &str = "chain/kaustinen6_witness_chain_0001-0200.json";
 
-/// The EIP-2935 block-hash history account.
-const HISTORY_ACCOUNT: [u8; 20] = {
-    let mut a = [0xff; 20];
-    a[19] = 0xfe;
-    a
-};
-
 /// Kaustinen6 fork rule at block 1 (`vectors/README.md`, "Known quirk at block 1"): geth
-/// created the EIP-2935 history account — version 0, balance 0, nonce 0, code keccak =
-/// keccak("") — without listing those four legacy header leaves in the witness.
+/// created the EIP-2935 history account without listing its four legacy header leaves in
+/// the witness (`verkle::forks`).
 fn kaustinen6_block_1_history_account() -> Vec<(TreeKey, Value)> {
-    let account = AccountState {
-        version: 0,
-        balance: U256::ZERO,
-        nonce: 0,
-        code: &[],
-        storage: &[],
-    };
-    let leaves = account_leaves(
-        Layout::Legacy,
-        &verkle::keys::address32(&HISTORY_ACCOUNT),
-        &account,
-    )
-    .unwrap();
+    let leaves = verkle::forks::kaustinen6_history_account(Layout::Legacy).unwrap();
     assert_eq!(leaves.len(), 4, "version, balance, nonce, code keccak");
     leaves
 }
