@@ -1,6 +1,7 @@
-//! Reading ahead of the replay: a thread decodes the export and verifies each witness
-//! against the pre-state root the export claims for it, while the replay applies, commits
-//! and persists the block before.
+//! Reading ahead of the replay: a thread decodes the export and verifies the witnesses
+//! against the pre-state roots the export claims for them, a batch of blocks at a time
+//! ([`witness::verify_batch`]: one multi-scalar multiplication for the batch's multiproofs),
+//! while the replay applies, commits and persists the blocks before.
 //!
 //! The blocks come out in export order, each with its [`EarlyVerdict`]; the replay still
 //! takes them one at a time and writes in order, so what is on disk after any stop is what
@@ -8,9 +9,9 @@
 //! reached against is the root the state computed (see
 //! [`Replayer::block_verified_ahead`](crate::replayer::Replayer::block_verified_ahead)); an
 //! error of the export (exit 2) comes out in its place in the order, after the blocks
-//! before it.
+//! before it (the batch it ends is verified and handed out first).
 
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use anyhow::{anyhow, Result};
@@ -18,9 +19,14 @@ use anyhow::{anyhow, Result};
 use crate::export::{ExportReader, ExportedBlock};
 use crate::replayer::EarlyVerdict;
 
-/// Blocks decoded and verified ahead, waiting for the replay (besides the one being
-/// prepared): bounds the memory read-ahead takes.
-const AHEAD: usize = 1;
+/// Most blocks verified in one batch, and most blocks verified ahead waiting for the
+/// replay: with the batch being prepared and the block being replayed, at most
+/// `2 * BATCH_BLOCKS + 1` decoded blocks are held.
+const BATCH_BLOCKS: usize = 16;
+
+/// A batch ends once its witnesses reach this many bytes (SSZ): big blocks are few a batch,
+/// so memory stays bounded by the witnesses' size as well as by their count.
+const BATCH_WITNESS_BYTES: usize = 16 << 20;
 
 /// One block read ahead: the block, and its witness's verdict when it is to be replayed.
 pub type Prepared = (ExportedBlock, Option<EarlyVerdict>);
@@ -36,31 +42,76 @@ impl ReadAhead {
     /// `height` have their witness verified against the root the export claims before them
     /// (the block's `parentStateRoot`, else the previous block's `stateRoot`, else `root`).
     pub fn spawn(reader: ExportReader, height: u64, root: [u8; 32]) -> Result<ReadAhead> {
-        let (tx, rx) = sync_channel::<Result<Prepared>>(AHEAD);
+        let (tx, rx) = sync_channel::<Result<Prepared>>(BATCH_BLOCKS);
         let worker = std::thread::Builder::new()
             .name("fverkle-read-ahead".into())
-            .spawn(move || {
-                let mut claimed = root;
-                for item in reader {
-                    let item = item.map(|b| {
-                        let verdict = (b.number > height).then(|| {
-                            EarlyVerdict::of(b.parent_state_root.unwrap_or(claimed), &b.witness)
-                        });
-                        claimed = b.state_root;
-                        (b, verdict)
-                    });
-                    let failed = item.is_err();
-                    // A closed channel: the replay stopped (a verdict); so does the reading.
-                    if tx.send(item).is_err() || failed {
-                        break;
-                    }
-                }
-            })
+            .spawn(move || read_ahead(reader, height, root, &tx))
             .map_err(|e| anyhow!("starting the read-ahead thread: {e}"))?;
         Ok(ReadAhead {
             rx,
             worker: Some(worker),
         })
+    }
+}
+
+/// The read-ahead thread: batches of blocks read, verified together and sent in order,
+/// until the end of the export, its first error, or the replay's stop (a closed channel).
+/// The first batch is one block and each next one twice the last, up to [`BATCH_BLOCKS`],
+/// so the replay starts after one block's verification, not a whole batch's.
+fn read_ahead(
+    mut reader: ExportReader,
+    height: u64,
+    root: [u8; 32],
+    tx: &SyncSender<Result<Prepared>>,
+) {
+    let mut claimed = root;
+    let mut size = 1;
+    loop {
+        // The blocks of the batch, each with the root it is verified against (`None`: at
+        // or below the state's height, not replayed).
+        let mut batch: Vec<(ExportedBlock, Option<[u8; 32]>)> = Vec::with_capacity(size);
+        let mut bytes = 0usize;
+        let mut error = None;
+        let mut ended = false;
+        while batch.len() < size && bytes < BATCH_WITNESS_BYTES {
+            match reader.next() {
+                Some(Ok(b)) => {
+                    let against =
+                        (b.number > height).then(|| b.parent_state_root.unwrap_or(claimed));
+                    claimed = b.state_root;
+                    bytes = bytes.saturating_add(b.witness_bytes);
+                    batch.push((b, against));
+                }
+                Some(Err(e)) => {
+                    error = Some(e);
+                    break;
+                }
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        let to_verify: Vec<([u8; 32], &witness::ExecutionWitness)> = batch
+            .iter()
+            .filter_map(|(b, against)| against.map(|r| (r, &b.witness)))
+            .collect();
+        let mut verdicts = EarlyVerdict::of_batch(&to_verify).into_iter();
+        for (b, against) in batch {
+            let verdict = against.and_then(|_| verdicts.next());
+            // A closed channel: the replay stopped (a verdict); so does the reading.
+            if tx.send(Ok((b, verdict))).is_err() {
+                return;
+            }
+        }
+        if let Some(e) = error {
+            let _ = tx.send(Err(e));
+            return;
+        }
+        if ended {
+            return;
+        }
+        size = (size * 2).min(BATCH_BLOCKS);
     }
 }
 
@@ -127,6 +178,45 @@ mod tests {
         assert_eq!(v3.as_ref().expect("verified ahead").root, [0x99; 32]);
         let e = format!("{:#}", got[3].as_ref().expect_err("line 4 is cut"));
         assert!(e.contains("x.jsonl: line 4: not JSON"), "{e}");
+    }
+
+    #[test]
+    fn blocks_of_many_batches_come_in_order_with_their_own_roots_and_verdicts() {
+        let w = empty_witness_json();
+        let root = |n: u64| format!("0x{}", format!("{:02x}", n as u8).repeat(32));
+        // More blocks than a few batches hold, the export's error after the last.
+        let n = 3 * BATCH_BLOCKS as u64 + 5;
+        let lines: String = (1..=n)
+            .map(|b| {
+                format!(
+                    "{}\n",
+                    serde_json::json!({"blockNumber": b, "stateRoot": root(b), "executionWitness": w})
+                )
+            })
+            .collect::<String>()
+            + "not json\n";
+        let reader = ExportReader::from_bytes("x.jsonl", lines.into_bytes());
+        let got: Vec<Result<Prepared>> = ReadAhead::spawn(reader, 0, [0; 32])
+            .expect("spawn")
+            .collect();
+        assert_eq!(got.len() as u64, n + 1);
+        let empty = witness::OwnedExecutionWitness::default()
+            .to_witness()
+            .expect("empty witness encodes");
+        for (i, item) in got[..n as usize].iter().enumerate() {
+            let (b, v) = item.as_ref().expect("a block");
+            assert_eq!(b.number, i as u64 + 1);
+            let v = v.as_ref().expect("verified ahead");
+            assert_eq!(v.root, [i as u8; 32], "block {}", b.number);
+            // The batch's verdict is the one-by-one verdict, word for word.
+            assert_eq!(v.result, EarlyVerdict::verify(&v.root, &empty));
+            assert!(v.result.is_err());
+        }
+        let e = format!("{:#}", got[n as usize].as_ref().expect_err("the last line"));
+        assert!(
+            e.contains(&format!("x.jsonl: line {}: not JSON", n + 1)),
+            "{e}"
+        );
     }
 
     #[test]

@@ -9,9 +9,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value as Json};
-use verkle::keys::{
-    account_leaves, address32, keccak256, AccountKeys, AccountState, Layout, TreeKey, Value,
-};
+use verkle::keys::{chunkify_code, keccak256, AccountState, Layout, TreeKey, TreePosition, Value};
 use verkle::U256;
 
 use std::path::Path;
@@ -24,6 +22,10 @@ use crate::rules::Chain;
 use crate::state::MemoryState;
 use crate::state::State;
 use witness::ExecutionWitness;
+
+mod keys;
+
+use keys::KeyName;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug)]
@@ -321,7 +323,7 @@ impl Synth {
     }
 
     /// Writes account `i`'s header leaves that a balance/nonce change rewrites.
-    fn write_header(&self, i: usize, out: &mut BTreeMap<TreeKey, Option<Value>>) -> Result<()> {
+    fn write_header(&self, i: usize, out: &mut BTreeMap<KeyName, Option<Value>>) -> Result<()> {
         let a = &self.accounts[i];
         let state = AccountState {
             version: 0,
@@ -330,15 +332,14 @@ impl Synth {
             code: &a.code,
             storage: &[],
         };
-        let keys = AccountKeys::new(&address32(&a.address));
         let leaves = self.config.layout.header_leaves(&state)?;
         let changed = self.changed_header_suffixes();
         for (suffix, v) in leaves {
             if changed.contains(&suffix) {
-                out.insert(keys.header_key(suffix), Some(v));
+                out.insert(KeyName::header(i, suffix), Some(v));
             }
         }
-        out.entry(keys.header_key(self.code_hash_suffix()))
+        out.entry(KeyName::header(i, self.code_hash_suffix()))
             .or_insert(None);
         Ok(())
     }
@@ -346,11 +347,11 @@ impl Synth {
     fn new_account(
         &mut self,
         code: Vec<u8>,
-        out: &mut BTreeMap<TreeKey, Option<Value>>,
+        out: &mut BTreeMap<KeyName, Option<Value>>,
         tx: &mut Option<TxLog>,
     ) -> Result<()> {
-        let i = self.accounts.len() as u64;
-        let address = address_of(self.config.seed, i);
+        let i = self.accounts.len();
+        let address = address_of(self.config.seed, i as u64);
         let balance = self.rng.range(1, 1_000_000_000_000_000);
         let state = AccountState {
             version: 0,
@@ -359,8 +360,15 @@ impl Synth {
             code: &code,
             storage: &[],
         };
-        for (k, v) in account_leaves(self.config.layout, &address32(&address), &state)? {
-            out.insert(k, Some(v));
+        // `account_leaves`: header leaves, then code chunks (no storage).
+        for (sub, v) in self.config.layout.header_leaves(&state)? {
+            out.insert(KeyName::header(i, sub), Some(v));
+        }
+        for (c, chunk) in chunkify_code(&code).into_iter().enumerate() {
+            out.insert(
+                KeyName::at(i, &TreePosition::code_chunk(c as u64)),
+                Some(chunk),
+            );
         }
         self.accounts.push(Account {
             address,
@@ -402,16 +410,19 @@ impl Synth {
         tx: &mut Option<TxLog>,
         c: usize,
         slot: &U256,
-        key: &TreeKey,
+        key: &KeyName,
         value: Value,
-        block: &BTreeMap<TreeKey, Option<Value>>,
+        block: &BTreeMap<KeyName, Option<Value>>,
     ) -> Result<()> {
         let Some(log) = tx.as_mut() else {
             return Ok(());
         };
         let before = match block.get(key) {
             Some(Some(v)) => *v,
-            _ => self.tree.get(key)?.unwrap_or([0u8; 32]),
+            _ => self
+                .tree
+                .get(&key.key(&self.accounts[c].address))?
+                .unwrap_or([0u8; 32]),
         };
         let a = &self.accounts[c];
         log.touch(a.address, c, || AccountSnap {
@@ -434,9 +445,10 @@ impl Synth {
     pub fn next_block(&mut self) -> Result<SynthBlock> {
         self.number += 1;
         let genesis_accounts = self.config.accounts.max(2);
-        let mut keys: BTreeMap<TreeKey, Option<Value>> = BTreeMap::new();
+        // The block's keys by name, hashed together once the block is drawn.
+        let mut keys: BTreeMap<KeyName, Option<Value>> = BTreeMap::new();
         let written =
-            |k: &BTreeMap<TreeKey, Option<Value>>| k.values().filter(|v| v.is_some()).count();
+            |k: &BTreeMap<KeyName, Option<Value>>| k.values().filter(|v| v.is_some()).count();
         let mut traces = Vec::new();
         while written(&keys) < self.config.updates.max(1) {
             let mut tx = self.record.then(TxLog::default);
@@ -457,11 +469,11 @@ impl Synth {
                 self.debit(from, 0);
                 self.write_header(from, &mut keys)?;
                 let c = self.contracts[self.rng.zipf(self.contracts.len() as u64) as usize];
-                let ck = AccountKeys::new(&address32(&self.accounts[c].address));
                 let chunks = (self.accounts[c].code.len() as u64).div_ceil(31).max(1);
                 for _ in 0..3 {
                     let idx = self.rng.range(0, chunks);
-                    keys.entry(ck.code_chunk_key(idx)).or_insert(None);
+                    keys.entry(KeyName::at(c, &TreePosition::code_chunk(idx)))
+                        .or_insert(None);
                 }
                 for w in 0..self.rng.range(1, 4) {
                     let slot = if self.rng.unit() < 0.4 {
@@ -473,7 +485,7 @@ impl Synth {
                         pre[8..].copy_from_slice(&self.rng.zipf(100_000).to_le_bytes());
                         U256::from_be_bytes(&keccak256(&pre))
                     };
-                    let key = ck.storage_slot_key(&slot);
+                    let key = KeyName::at(c, &TreePosition::storage_slot(&slot));
                     if w == 0 && self.rng.unit() < 0.3 {
                         keys.entry(key).or_insert(None);
                     } else {
@@ -503,7 +515,8 @@ impl Synth {
                 traces.push(log.to_json(&keccak256(&pre), |i| self.snap(i)));
             }
         }
-        let entries: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
+        let entries: Vec<(TreeKey, Option<Value>)> =
+            keys::resolve(keys, |i| self.accounts[i].address);
         let parent_state_root = self.tree.root();
         let number = self.number;
         let owned = if self.config.bind_absences {
@@ -542,17 +555,31 @@ impl Synth {
     /// Keys a proof demo can ask for: some present (hot accounts' headers, a contract's
     /// code), some absent.
     pub fn sample_keys(&mut self, n: usize) -> Vec<TreeKey> {
-        let mut out = Vec::with_capacity(n);
-        for j in 0..n {
-            if j % 4 == 3 {
-                out.push(self.rng.bytes32());
-                continue;
-            }
-            let i = self.rng.zipf(self.accounts.len() as u64) as usize;
-            let k = AccountKeys::new(&address32(&self.accounts[i].address));
-            out.push(k.header_key(0));
-        }
-        out
+        // Drawn in order (an account, or a random key for every fourth), the accounts'
+        // header keys hashed together.
+        let draws: Vec<Result<usize, TreeKey>> = (0..n)
+            .map(|j| {
+                if j % 4 == 3 {
+                    Err(self.rng.bytes32())
+                } else {
+                    Ok(self.rng.zipf(self.accounts.len() as u64) as usize)
+                }
+            })
+            .collect();
+        let names: std::collections::BTreeSet<KeyName> = draws
+            .iter()
+            .filter_map(|d| d.ok().map(|i| KeyName::header(i, 0)))
+            .collect();
+        let hashed = keys::keys_of(names.iter(), |i| self.accounts[i].address);
+        let header: BTreeMap<usize, TreeKey> =
+            names.iter().map(|n| n.account()).zip(hashed).collect();
+        draws
+            .into_iter()
+            .map(|d| match d {
+                Ok(i) => header.get(&i).copied().unwrap_or_default(),
+                Err(k) => k,
+            })
+            .collect()
     }
 
     /// Blocks left to generate.

@@ -86,3 +86,32 @@ fn zipf_prefers_low_ranks() {
     let high = draws.iter().filter(|d| **d >= 990).count();
     assert!(low > 10 * high.max(1), "low {low}, high {high}");
 }
+
+#[test]
+fn sample_keys_are_the_drawn_accounts_header_keys_hashed_one_by_one() {
+    let (mut g, _) = Synth::genesis(config(5, Layout::Eip6800)).expect("genesis");
+    g.next_block().expect("block");
+    // The same draws, by hand, from a copy of the generator's random state.
+    let mut rng = Rng(g.rng.0);
+    let want: Vec<TreeKey> = (0..40)
+        .map(|j| {
+            if j % 4 == 3 {
+                rng.bytes32()
+            } else {
+                let i = rng.zipf(g.accounts.len() as u64) as usize;
+                verkle::keys::AccountKeys::new(&verkle::keys::address32(&g.accounts[i].address))
+                    .header_key(0)
+            }
+        })
+        .collect();
+    let got = g.sample_keys(40);
+    assert_eq!(got, want);
+    // Hot accounts repeat: the batch names each once and still gives every draw its key.
+    let distinct: std::collections::BTreeSet<&TreeKey> = got.iter().collect();
+    assert!(
+        distinct.len() < got.len(),
+        "{} of {}",
+        distinct.len(),
+        got.len()
+    );
+}

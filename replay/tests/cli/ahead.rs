@@ -129,3 +129,51 @@ fn blocks_without_parent_state_roots_replay_verified_ahead() {
     assert_eq!(summary["blocks"], 30);
     assert_eq!(summary["root"], chain[29]["stateRoot"]);
 }
+
+#[test]
+fn a_witness_failing_inside_a_batch_is_reported_at_its_block_after_the_blocks_before_it() {
+    // Witnesses are verified ahead in batches that grow to many blocks; block 23's proof
+    // has a wrong final evaluation, which only the batch's last step (the combined
+    // multi-scalar multiplication) catches. Its report must be what verifying it alone
+    // says, after blocks 1..22 are applied and written.
+    let chain = chain_blocks();
+    let dir = tempfile::tempdir().unwrap();
+    let dd = dir.path().join("dd");
+    let mut bad = chain[..40].to_vec();
+    let one = format!("0x{}01", "00".repeat(31));
+    bad[22]["executionWitness"]["verkleProof"]["ipaProof"]["finalEvaluation"] =
+        serde_json::json!(one);
+    let pre_root = chain[21]["stateRoot"].as_str().unwrap();
+    let root: [u8; 32] = hex::decode(&pre_root[2..]).unwrap().try_into().unwrap();
+    let w = witness::ExecutionWitness::from_json_value(&bad[22]).unwrap();
+    let alone = witness::verify(&root, &w).expect_err("the tampered proof is rejected");
+    let f = dir.path().join("bad.json");
+    write_blocks(&f, &bad);
+    let lines = replay(&dd, &f);
+    let reports: Vec<(u64, bool)> = lines
+        .iter()
+        .filter(|l| l.get("number").is_some())
+        .map(|l| (l["number"].as_u64().unwrap(), l["ok"].as_bool().unwrap()))
+        .collect();
+    let want: Vec<(u64, bool)> = (1..=23).map(|n| (n, n < 23)).collect();
+    assert_eq!(reports, want);
+    let bad23 = lines.iter().find(|l| l["ok"] == false).unwrap();
+    let error = bad23["error"].as_str().unwrap();
+    let expected = format!(
+        "block 23: field executionWitness: does not verify against the pre-state root {pre_root}: {alone}"
+    );
+    assert!(error.ends_with(&expected), "{error}\nwant: {expected}");
+    assert_eq!(bad23["pre_root"], chain[21]["stateRoot"]);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["height"], 22);
+    assert_eq!(summary["root"], chain[21]["stateRoot"]);
+
+    // The datadir holds blocks 1..22; the good chain resumes at 23.
+    let good = dir.path().join("good.json");
+    write_blocks(&good, &chain[..40]);
+    let lines = replay(&dd, &good);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["skipped"], 22);
+    assert_eq!(summary["blocks"], 18);
+    assert_eq!(summary["root"], chain[39]["stateRoot"]);
+}
