@@ -8,10 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+# The package as published (its size is the one reported), then the same with its
+# measuring switches (`verifyPreState`, `usePortableField`) for the timings.
 scripts/wasm.sh wasm/pkg
+# The package with its measuring switches (`verifyPreState`, `usePortableField`).
+FVERKLE_WASM_FEATURES=measure scripts/wasm.sh wasm/pkg-measure
 (cd wasm/bench && npm ci --no-audit --no-fund --silent)
 echo "processor: $(lscpu | sed -n 's/^Model name: *//p')"
-node wasm/bench/bench.mjs "${1:-5}"
+FVERKLE_WASM_PKG="$PWD/wasm/pkg-measure" node wasm/bench/bench.mjs "${1:-5}"
 
 # Native, same blocks: the library (criterion) and the whole `fverkle verify` process.
 cargo build --release -q -p replay

@@ -3,7 +3,10 @@
 # ignored by git): one .wasm with an ES module for browsers and Node (`web/`, `node.mjs`),
 # a CommonJS entry for Node (`node/`), TypeScript declarations for each, and package.json.
 #
-#   scripts/wasm.sh [OUT_DIR]
+#   [FVERKLE_WASM_FEATURES=measure] scripts/wasm.sh [OUT_DIR]
+#
+# FVERKLE_WASM_FEATURES=measure adds the test and benchmark switches (`usePortableField`,
+# `verifyPreState`); the package proper exports exactly `verify`, `treeKey` and `version`.
 #
 # Installs what it needs: the wasm32-unknown-unknown target (rustup) and wasm-bindgen-cli
 # from crates.io at exactly the version of the `wasm-bindgen` crate in Cargo.lock.
@@ -25,7 +28,14 @@ if ! command -v wasm-bindgen >/dev/null 2>&1 || [ "$(wasm-bindgen --version | aw
     cargo install --quiet wasm-bindgen-cli --version "$version"
 fi
 
-cargo build --release -p fverkle-witness --target wasm32-unknown-unknown
+features="${FVERKLE_WASM_FEATURES:-}"
+exports="verify, treeKey, version"
+if [ -n "$features" ]; then
+  cargo build --release -p fverkle-witness --target wasm32-unknown-unknown --features "$features"
+  exports="verify, treeKey, usePortableField, verifyPreState, version"
+else
+  cargo build --release -p fverkle-witness --target wasm32-unknown-unknown
+fi
 wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/fverkle_witness.wasm"
 
 rm -rf "$out"
@@ -36,10 +46,10 @@ wasm-bindgen --target nodejs --out-dir "$out/node" "$wasm"
 cp "$out/web/fverkle_witness_bg.wasm" "$out/node/fverkle_witness_bg.wasm"
 echo '{ "type": "commonjs" }' > "$out/node/package.json"
 
-cat > "$out/node.mjs" <<'JS'
+cat > "$out/node.mjs" <<JS
 // Node, as an ES module: the CommonJS build, loaded synchronously.
 import cjs from "./node/fverkle_witness.js";
-export const { verify, treeKey, usePortableField, version } = cjs;
+export const { $exports } = cjs;
 JS
 pkg_version=$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)
 cat > "$out/package.json" <<JSON

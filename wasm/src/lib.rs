@@ -7,9 +7,13 @@
 //!   only a malformed `preStateRoot` throws a `TypeError`.
 //! - `treeKey(address, treeIndex, subIndex)`: EIP-6800 `get_tree_key` without the prover's
 //!   tables.
-//! - `usePortableField(force)`: arkworks' field multiplication instead of the 29-bit-limb
-//!   one (same results; for tests and A/B timings).
 //! - `version()`.
+//!
+//! With the `measure` feature (tests and benchmarks, never in the published package, built
+//! by `FVERKLE_WASM_FEATURES=measure scripts/wasm.sh`): `usePortableField(force)`, arkworks'
+//! field multiplication instead of the 29-bit-limb one (same results), and
+//! `verifyPreState(witness, preStateRoot)`, the verdict alone without the post-state root
+//! (the work `verkle-cryptography-wasm`'s `verifyExecutionWitnessPreState` does).
 //!
 //! The verifier runs single-threaded (`witness` without its `std`, `parallel` and `asm`
 //! features); its field multiplications use 29-bit limbs with native 32×32→64-bit
@@ -234,10 +238,35 @@ pub fn tree_key_js(
 }
 
 /// Forces arkworks' portable field multiplication (`true`) or returns to the default, the
-/// 29-bit-limb one (`false`). Results are identical either way; for tests and A/B timings.
+/// 29-bit-limb one (`false`). Results are identical either way; for tests and A/B timings
+/// (feature `measure`).
+#[cfg(feature = "measure")]
 #[wasm_bindgen(js_name = usePortableField)]
 pub fn use_portable_field_js(force: bool) {
     banderwagon::use_portable_field(force);
+}
+
+/// Whether the witness (JSON text or SSZ bytes) verifies against `preStateRoot`, without
+/// computing the post-state root; `false` for anything that does not decode (feature
+/// `measure`).
+#[cfg(feature = "measure")]
+#[wasm_bindgen(js_name = verifyPreState)]
+pub fn verify_pre_state_js(
+    #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] witness: JsValue,
+    #[wasm_bindgen(js_name = preStateRoot)] pre_state_root: JsValue,
+) -> Result<bool, JsValue> {
+    let root = pre_state_root
+        .as_string()
+        .ok_or_else(|| type_error("preStateRoot must be a string"))?;
+    let root = parse_root(&root).map_err(|e| type_error(&e))?;
+    let decoded = if let Some(text) = witness.as_string() {
+        ExecutionWitness::from_json_str(&text).ok()
+    } else {
+        witness
+            .dyn_ref::<js_sys::Uint8Array>()
+            .and_then(|b| ExecutionWitness::from_ssz_slice(&b.to_vec()).ok())
+    };
+    Ok(decoded.is_some_and(|w| witness::verify(&root, &w).is_ok()))
 }
 
 /// The package version.
