@@ -22,6 +22,9 @@
 //! # }
 //! ```
 //!
+//! Which tree keys hold an account's data — header leaves per account layout, storage slots,
+//! code chunks — is [`keys`], computed from the CRS alone.
+//!
 //! A decoded witness is a set of views into the one [`bytes::Bytes`] buffer it arrived in:
 //! stems, values and points are borrowed, and decoding allocates a constant number of times
 //! whatever the witness's size. JSON is read once into the same SSZ layout.
@@ -86,6 +89,7 @@ pub mod fuzz;
 #[doc(hidden)]
 pub mod hostile;
 mod json;
+pub mod keys;
 pub mod leaf;
 mod owned;
 mod post_state;

@@ -5,9 +5,23 @@
 
 use ipa::{AddressHasher, Committer};
 
-use super::layout::{AccountState, Layout, LayoutError};
-use super::{chunkify_code, join_key, TreeKey, TreePosition, Value};
+use super::{
+    chunkify_code, join_key, AccountState, Layout, LayoutError, TreeKey, TreePosition, Value,
+};
 use crate::uint::U256;
+
+/// Every leaf of one account: header leaves, then code chunks, then storage slots.
+///
+/// This is how geth turned a genesis `alloc` into leaves (vectors/README "genesis").
+pub fn account_leaves(
+    layout: Layout,
+    address: &[u8; 32],
+    account: &AccountState<'_>,
+) -> Result<Vec<(TreeKey, Value)>, LayoutError> {
+    account_leaves_many(layout, &[(*address, *account)])
+        .pop()
+        .expect("one result per account")
+}
 
 /// One account's leaves before their stems are known: `(request, suffix, value)`, where
 /// `request` indexes the batch's stem requests.
@@ -17,7 +31,7 @@ struct Pending {
     body: Vec<(usize, u8, Value)>,
 }
 
-/// [`account_leaves`](super::account_leaves) of every account, in order, bit-identical to
+/// [`account_leaves`] of every account, in order, bit-identical to
 /// calling it on each: header leaves, then code chunks, then storage slots. Each account's
 /// result stands alone, so a caller can name the account a layout error belongs to.
 pub fn account_leaves_many(

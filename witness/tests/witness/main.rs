@@ -9,6 +9,7 @@ mod canonical;
 mod common;
 mod hostile_json;
 mod json_variants;
+mod keys;
 mod mutants;
 mod mutate;
 mod props;

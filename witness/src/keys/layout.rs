@@ -10,8 +10,9 @@
 
 use sha3::{Digest, Keccak256};
 
-use super::{TreeKey, Value};
-use crate::uint::U256;
+use super::uint::U256;
+use super::Value;
+use crate::prelude::*;
 
 /// Suffix of the BASIC_DATA leaf ([`Layout::Eip6800`]).
 pub const BASIC_DATA_LEAF_KEY: u8 = 0;
@@ -139,6 +140,61 @@ fn le32(v: &U256) -> Value {
 }
 
 impl Layout {
+    /// The header suffix that holds the version.
+    pub const fn version_leaf(self) -> u8 {
+        match self {
+            Layout::Eip6800 => BASIC_DATA_LEAF_KEY,
+            Layout::Legacy => legacy::VERSION_LEAF_KEY,
+        }
+    }
+
+    /// The header suffix that holds the balance.
+    pub const fn balance_leaf(self) -> u8 {
+        match self {
+            Layout::Eip6800 => BASIC_DATA_LEAF_KEY,
+            Layout::Legacy => legacy::BALANCE_LEAF_KEY,
+        }
+    }
+
+    /// The header suffix that holds the nonce.
+    pub const fn nonce_leaf(self) -> u8 {
+        match self {
+            Layout::Eip6800 => BASIC_DATA_LEAF_KEY,
+            Layout::Legacy => legacy::NONCE_LEAF_KEY,
+        }
+    }
+
+    /// The header suffix that holds the code size.
+    pub const fn code_size_leaf(self) -> u8 {
+        match self {
+            Layout::Eip6800 => BASIC_DATA_LEAF_KEY,
+            Layout::Legacy => legacy::CODE_SIZE_LEAF_KEY,
+        }
+    }
+
+    /// The header suffix that holds the code hash (Keccak-256 of the code).
+    pub const fn code_hash_leaf(self) -> u8 {
+        match self {
+            Layout::Eip6800 => CODE_HASH_LEAF_KEY,
+            Layout::Legacy => legacy::CODE_KECCAK_LEAF_KEY,
+        }
+    }
+
+    /// The header suffixes this layout writes for an account, in suffix order: BASIC_DATA and
+    /// the code hash, or version, balance, nonce, code keccak and code size.
+    pub const fn header_suffixes(self) -> &'static [u8] {
+        match self {
+            Layout::Eip6800 => &[BASIC_DATA_LEAF_KEY, CODE_HASH_LEAF_KEY],
+            Layout::Legacy => &[
+                legacy::VERSION_LEAF_KEY,
+                legacy::BALANCE_LEAF_KEY,
+                legacy::NONCE_LEAF_KEY,
+                legacy::CODE_KECCAK_LEAF_KEY,
+                legacy::CODE_SIZE_LEAF_KEY,
+            ],
+        }
+    }
+
     /// The header leaves `(suffix, value)` of an account (all at tree index 0).
     ///
     /// [`Layout::Legacy`] writes version, balance, nonce and code keccak, and the code size
@@ -195,19 +251,6 @@ impl Layout {
             }
         }
     }
-}
-
-/// Every leaf of one account: header leaves, then code chunks, then storage slots.
-///
-/// This is how geth turned a genesis `alloc` into leaves (vectors/README "genesis").
-pub fn account_leaves(
-    layout: Layout,
-    address: &[u8; 32],
-    account: &AccountState<'_>,
-) -> Result<Vec<(TreeKey, Value)>, LayoutError> {
-    super::account_leaves_many(layout, &[(*address, *account)])
-        .pop()
-        .expect("one result per account")
 }
 
 #[cfg(test)]
@@ -282,5 +325,45 @@ mod tests {
             Err(LayoutError::BalanceTooLarge { bits: 129 })
         );
         assert!(Layout::Legacy.header_leaves(&rich).is_ok());
+    }
+
+    #[test]
+    fn header_suffixes_per_layout() {
+        let l = Layout::Legacy;
+        assert_eq!(
+            [l.version_leaf(), l.balance_leaf(), l.nonce_leaf()],
+            [0, 1, 2]
+        );
+        assert_eq!([l.code_hash_leaf(), l.code_size_leaf()], [3, 4]);
+        assert_eq!(l.header_suffixes(), &[0, 1, 2, 3, 4]);
+        let e = Layout::Eip6800;
+        assert_eq!(
+            [
+                e.version_leaf(),
+                e.balance_leaf(),
+                e.nonce_leaf(),
+                e.code_size_leaf()
+            ],
+            [BASIC_DATA_LEAF_KEY; 4]
+        );
+        assert_eq!(e.code_hash_leaf(), CODE_HASH_LEAF_KEY);
+        assert_eq!(e.header_suffixes(), &[0, 1]);
+        // The header leaves a layout writes sit at the suffixes it names.
+        let acct = AccountState {
+            version: 0,
+            balance: U256::from_u64(1),
+            nonce: 1,
+            code: &[0x00],
+            storage: &[],
+        };
+        for layout in [e, l] {
+            let suffixes: Vec<u8> = layout
+                .header_leaves(&acct)
+                .unwrap()
+                .iter()
+                .map(|(s, _)| *s)
+                .collect();
+            assert_eq!(suffixes, layout.header_suffixes(), "{layout:?}");
+        }
     }
 }
