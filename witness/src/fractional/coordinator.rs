@@ -7,7 +7,7 @@
 //!
 //! A multiproof for a set of leaves carries only the siblings that cannot be computed from
 //! those leaves: level by level from the leaves up, positions ascending, for every known node
-//! whose sibling is not known. [`multiproof_root`] consumes them in that order.
+//! whose sibling is not known. [`fold_multiproof`] consumes them in that order.
 
 use crate::prelude::*;
 

@@ -232,7 +232,7 @@ impl ProvenKey {
 }
 
 /// A witness whose current values are proven against a pre-state root: the result of
-/// [`verify`].
+/// [`verify`](crate::verify()).
 #[derive(Debug, Clone)]
 pub struct VerifiedWitness {
     pub(crate) pre_state_root: [u8; 32],
