@@ -7,7 +7,9 @@
 use std::hint::black_box;
 
 use banderwagon::arith::UniformRand;
-use banderwagon::{multi_scalar_mul, vartime_straus, Element, FixedBaseMsm, FixedBaseTable, Fr};
+use banderwagon::{
+    vartime_multi_scalar_mul, vartime_straus, Element, FixedBaseMsm, FixedBaseTable, Fr,
+};
 use criterion::{criterion_group, Criterion};
 use rand::{rngs::StdRng, SeedableRng};
 
@@ -78,20 +80,25 @@ fn bench_msm(c: &mut Criterion) {
         b.iter(|| vartime_straus(black_box(&bases[..16]), black_box(&scalars[..16])))
     });
     // Where Straus' shared doubling chain stops beating the bucket method
-    // (`multi_scalar_mul` picks Straus up to its threshold, buckets above).
+    // (`vartime_multi_scalar_mul` picks Straus up to its threshold, buckets above).
     for n in [32usize, 48, 64, 96, 128] {
         c.bench_function(&format!("variable-base msm {n} (Straus)"), |b| {
             b.iter(|| vartime_straus(black_box(&bases[..n]), black_box(&scalars[..n])))
         });
-        c.bench_function(&format!("variable-base msm {n} (multi_scalar_mul)"), |b| {
-            b.iter(|| multi_scalar_mul(black_box(&bases[..n]), black_box(&scalars[..n])))
-        });
+        c.bench_function(
+            &format!("variable-base msm {n} (vartime_multi_scalar_mul)"),
+            |b| {
+                b.iter(|| {
+                    vartime_multi_scalar_mul(black_box(&bases[..n]), black_box(&scalars[..n]))
+                })
+            },
+        );
     }
     for n in [4_000usize, 32_000] {
         let pts = random_points(n, &mut rng);
         let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
         c.bench_function(&format!("variable-base msm {n} (Pippenger)"), |b| {
-            b.iter(|| multi_scalar_mul(black_box(&pts), black_box(&sc)))
+            b.iter(|| vartime_multi_scalar_mul(black_box(&pts), black_box(&sc)))
         });
     }
 }

@@ -5,6 +5,12 @@
 //! its prime-order subgroup taken modulo the 2-torsion point `(0, -1)`, so `P` and
 //! `P + (0, -1)` are the same element and equality is `x1·y2 == x2·y1`.
 //!
+//! Every scalar multiplication here runs in variable time: a verifier's and a prover's inputs
+//! are public. The free functions say so in their names (`vartime_multi_scalar_mul`,
+//! `vartime_straus`, `vartime_multi_scalar_mul_affine`); the precomputed tables
+//! ([`FixedBaseTable`], [`FixedBaseMsm`]) and `Element`'s `*` are variable time as well. Do not
+//! multiply secrets with this crate.
+//!
 //! ```
 //! use banderwagon::{Element, Fr};
 //! let g = Element::generator();
@@ -52,7 +58,7 @@ pub use field::{field_uses_adx, field_uses_lanes, use_lanes, use_portable_field}
 pub use fixed_base::{FixedBaseTable, Lookups};
 pub use fixed_base_msm::FixedBaseMsm;
 pub use inverse::{fq_inverse, fr_inverse};
-pub use msm::{multi_scalar_mul, vartime_multi_scalar_mul_affine, vartime_straus};
+pub use msm::{vartime_multi_scalar_mul, vartime_multi_scalar_mul_affine, vartime_straus};
 pub use scalar::{
     fr_from_le_bytes_canonical, fr_from_le_bytes_mod_order, fr_from_u128, fr_to_le_bytes,
     ScalarDecodeError,

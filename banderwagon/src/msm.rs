@@ -29,7 +29,7 @@ const STRAUS_WNAF: usize = 5;
 /// `Σ scalars[i]·points[i]`, variable time (inputs are public in every use here).
 ///
 /// Extra points or scalars beyond the shorter slice are ignored.
-pub fn multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
+pub fn vartime_multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
     if n <= STRAUS_THRESHOLD {
         return vartime_straus(&points[..n], &scalars[..n]);
@@ -301,7 +301,7 @@ mod tests {
                 .collect();
             let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
             let naive: Element = pts.iter().zip(&sc).map(|(p, s)| *p * *s).sum();
-            assert_eq!(multi_scalar_mul(&pts, &sc), naive, "n = {n}");
+            assert_eq!(vartime_multi_scalar_mul(&pts, &sc), naive, "n = {n}");
             assert_eq!(vartime_straus(&pts, &sc), naive, "n = {n}");
         }
     }

@@ -242,7 +242,7 @@ impl IpaCheck {
             points.extend_from_slice(&self.var_points);
             let mut scalars = self.fixed.clone();
             scalars.extend_from_slice(&self.var_scalars);
-            return (banderwagon::multi_scalar_mul(&points, &scalars) + self.commitment)
+            return (banderwagon::vartime_multi_scalar_mul(&points, &scalars) + self.commitment)
                 .is_identity();
         };
         #[cfg(feature = "parallel")]
@@ -293,12 +293,12 @@ impl IpaCheck {
         #[cfg(feature = "parallel")]
         let (fixed_sum, var_sum) = rayon::join(
             || table.msm(&fixed),
-            || banderwagon::multi_scalar_mul(&points, &scalars),
+            || banderwagon::vartime_multi_scalar_mul(&points, &scalars),
         );
         #[cfg(not(feature = "parallel"))]
         let (fixed_sum, var_sum) = (
             table.msm(&fixed),
-            banderwagon::multi_scalar_mul(&points, &scalars),
+            banderwagon::vartime_multi_scalar_mul(&points, &scalars),
         );
         (fixed_sum + var_sum).is_identity()
     }

@@ -351,7 +351,7 @@ impl MultiProof {
         let ((scalars, g2_t), b) = rayon::join(helpers, basis);
         #[cfg(not(feature = "parallel"))]
         let ((scalars, g2_t), b) = (helpers(), basis());
-        let e = banderwagon::multi_scalar_mul(commitments, &scalars);
+        let e = banderwagon::vartime_multi_scalar_mul(commitments, &scalars);
         transcript.append_point(b"E", &e);
         self.ipa
             .check_with_basis(crs, transcript, e - self.d, &t, &b, &g2_t)

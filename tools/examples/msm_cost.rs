@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use banderwagon::arith::UniformRand;
-use banderwagon::{multi_scalar_mul, Element, Fr};
+use banderwagon::{vartime_multi_scalar_mul, Element, Fr};
 use rand::{rngs::StdRng, SeedableRng};
 
 #[path = "../../banderwagon/benches/support/field_env.rs"]
@@ -28,5 +28,5 @@ fn main() {
         })
         .collect();
     let sc: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
-    black_box(multi_scalar_mul(black_box(&pts), black_box(&sc)));
+    black_box(vartime_multi_scalar_mul(black_box(&pts), black_box(&sc)));
 }

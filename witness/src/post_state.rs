@@ -14,7 +14,7 @@
 //!
 //! The stems' new leaves are computed independently, and so are the parents at each level,
 //! on rayon threads when there are several; every `Σ δ·G` is one multi-scalar
-//! multiplication (`banderwagon::multi_scalar_mul`: Straus for a few terms, where a small
+//! multiplication (`banderwagon::vartime_multi_scalar_mul`: Straus for a few terms, where a small
 //! negative delta costs as little as a small positive one) rather than a product per term.
 
 use crate::prelude::*;
@@ -22,7 +22,7 @@ use crate::prelude::*;
 use alloc::collections::BTreeMap;
 
 use banderwagon::arith::{One, Zero};
-use banderwagon::{multi_scalar_mul, Element, Fr};
+use banderwagon::{vartime_multi_scalar_mul, Element, Fr};
 use ipa::Crs;
 
 use crate::leaf::{stem_field, value_halves};
@@ -266,14 +266,15 @@ fn stem_update(
                     value_points.extend([g.get(z), g.get(z + 1)]);
                     value_deltas.extend([new_low - old_low, new_high - old_high]);
                 }
-                let new_tree = tree.commitment + multi_scalar_mul(&value_points, &value_deltas);
+                let new_tree =
+                    tree.commitment + vartime_multi_scalar_mul(&value_points, &value_deltas);
                 points.push(g.get(2 + usize::from(half)));
                 deltas.push(new_tree.map_to_scalar_field() - tree.field);
             }
             Ok(Some(StemUpdate::Present {
                 path,
                 stem: s.stem,
-                leaf: leaf.commitment + multi_scalar_mul(&points, &deltas),
+                leaf: leaf.commitment + vartime_multi_scalar_mul(&points, &deltas),
             }))
         }
         ExtensionStatus::AbsentEmpty | ExtensionStatus::AbsentOther => {
@@ -316,8 +317,8 @@ fn new_leaf(g: &Generators, stem: &[u8; STEM_LEN], writes: &[&ProvenKey]) -> Ele
         points.extend([g.get(z), g.get(z + 1)]);
         scalars.extend([low, high]);
     }
-    let [c1, c2] = halves.map(|(points, scalars)| multi_scalar_mul(&points, &scalars));
-    multi_scalar_mul(
+    let [c1, c2] = halves.map(|(points, scalars)| vartime_multi_scalar_mul(&points, &scalars));
+    vartime_multi_scalar_mul(
         &[g.get(0), g.get(1), g.get(2), g.get(3)],
         &[
             Fr::one(),
@@ -367,7 +368,7 @@ fn subtree_commitment(
                 points.push(g.get(usize::from(index)));
                 scalars.push(child.map_to_scalar_field());
             }
-            let commitment = multi_scalar_mul(&points, &scalars);
+            let commitment = vartime_multi_scalar_mul(&points, &scalars);
             let node = PostNode {
                 commitment,
                 leaf_stem: None,
@@ -431,7 +432,7 @@ fn propagate(
                 })?;
             Ok((
                 *parent_path,
-                parent.commitment + multi_scalar_mul(points, deltas),
+                parent.commitment + vartime_multi_scalar_mul(points, deltas),
             ))
         })
         .into_iter()
