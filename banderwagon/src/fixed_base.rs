@@ -237,7 +237,13 @@ impl FixedBaseTable {
     ///
     /// The table entries are resolved and touched before the first addition, so that
     /// their cache misses overlap instead of stalling one addition each.
-    pub fn accumulate(&self, acc: &mut Element, index: usize, scalar: &Fr, digits: &mut Vec<i32>) {
+    pub(crate) fn accumulate(
+        &self,
+        acc: &mut Element,
+        index: usize,
+        scalar: &Fr,
+        digits: &mut Vec<i32>,
+    ) {
         let positions = self.touched_positions(index, scalar, digits);
         with_field_mul!(|m| for (pos, negative) in positions.clone() {
             add_signed(m, &mut acc.0, &self.points[pos], negative);
