@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 1-thread to 2-thread speedup of the sharded apply bench (issue #5), measured so that
+# The 1-thread to 2-thread speedup of the sharded apply bench, measured so that
 # a noisy machine does not decide it: PAIRS pairs of criterion runs ("fractional/apply",
 # RAYON_NUM_THREADS=1 and 2, the order alternating), each run on a fresh copy of a saved
 # state, and before each pair the `ceiling` example (the machine's own 2-thread speedup on
