@@ -1,7 +1,7 @@
 //! Proofs from the sharded tree: standard execution witnesses (byte-identical to a single
 //! tree's) and fractional proofs (`spec/FRACTIONAL.md` §4).
 
-use banderwagon::arith::{One, Zero};
+use banderwagon::arith::One;
 use verkle::keys::{TreeKey, Value};
 use verkle::proof::{
     execution_witness, multiproof_bytes_with, HypertreeOpenings, HypertreeProofError, OpenedNode,
@@ -216,8 +216,9 @@ type ProvenTree = (Vec<StemOpening>, Vec<OpenedNode>, Vec<verkle::keys::Stem>);
 /// or other than 0 at an index ≥ 4 (`spec/FRACTIONAL.md` §4.3).
 fn proves_internal(n: &OpenedNode) -> bool {
     n.points.iter().any(|&z| {
-        let y = n.poly.get(usize::from(z));
-        (z == 0 && y.is_some_and(|y| !y.is_one())) || (z >= 4 && y.is_some_and(|y| !y.is_zero()))
+        n.poly
+            .get(usize::from(z))
+            .is_some_and(|y| witness::leaf::rules_out_leaf(z, y))
     })
 }
 

@@ -158,31 +158,18 @@ fn fq_to_be(x: &Fq) -> [u8; 32] {
     out
 }
 
-/// The affine forms of `g` with one shared inversion, on the calling thread. The CRS is
-/// built inside a lazy initialiser: a rayon-parallel normalisation there lets the worker
-/// holding the initialiser steal a job that waits on the same initialiser, which deadlocks
-/// (seen with tests verifying in parallel on first use).
+/// The affine forms of `g` with one shared inversion, on the calling thread (the CRS is
+/// built inside a lazy initialiser; see `lagrange::invert_serial`).
 fn affine_serial(g: &[Element]) -> Vec<ark_ed_on_bls12_381_bandersnatch::EdwardsAffine> {
-    use ark_ff::Field;
-    let proj: Vec<_> = g.iter().map(|e| *e.as_projective()).collect();
-    // Prefix products of the z coordinates, one inversion, then back to front.
-    let mut prefix = Vec::with_capacity(proj.len());
-    let mut acc = Fq::from(1u8);
-    for p in &proj {
-        prefix.push(acc);
-        acc *= p.z;
-    }
-    let mut inv = acc.inverse().unwrap_or_default();
-    let mut out = vec![ark_ed_on_bls12_381_bandersnatch::EdwardsAffine::default(); proj.len()];
-    for ((p, before), slot) in proj.iter().zip(&prefix).zip(out.iter_mut()).rev() {
-        let z_inv = inv * before;
-        inv *= p.z;
-        *slot = ark_ed_on_bls12_381_bandersnatch::EdwardsAffine::new_unchecked(
-            p.x * z_inv,
-            p.y * z_inv,
-        );
-    }
-    out
+    let mut z_inv: Vec<Fq> = g.iter().map(|e| e.as_projective().z).collect();
+    crate::lagrange::invert_serial(&mut z_inv);
+    g.iter()
+        .zip(&z_inv)
+        .map(|(e, zi)| {
+            let p = e.as_projective();
+            ark_ed_on_bls12_381_bandersnatch::EdwardsAffine::new_unchecked(p.x * zi, p.y * zi)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -24,13 +24,13 @@ pub struct PrecomputedWeights {
     inverted_domain: Vec<Fr>,
 }
 
-/// `v[i] ← 1 / v[i]` (every entry non-zero) with one inversion, on the calling thread: the
-/// weights are built inside a lazy initialiser, where arkworks' rayon-parallel batch
-/// inversion could deadlock the pool (the worker holding the initialiser may steal a job
-/// that waits on it).
-fn invert_serial(v: &mut [Fr]) {
+/// `v[i] ← 1 / v[i]` (every entry non-zero) with one inversion, on the calling thread. The
+/// lazy tables (these weights, the CRS's affine generators) are built inside initialisers,
+/// where arkworks' rayon-parallel batch inversion could deadlock the pool (the worker
+/// holding the initialiser may steal a job that waits on it).
+pub(crate) fn invert_serial<F: Field>(v: &mut [F]) {
     let mut prefix = Vec::with_capacity(v.len());
-    let mut acc = Fr::one();
+    let mut acc = F::one();
     for x in v.iter() {
         prefix.push(acc);
         acc *= x;

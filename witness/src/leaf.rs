@@ -6,7 +6,7 @@
 //! (`verkle`), so the prover and the verifier cannot drift apart. Straight-line limb
 //! arithmetic: no byte vectors, no generic big-integer reduction.
 
-use banderwagon::arith::{PrimeField, Zero};
+use banderwagon::arith::{One, PrimeField, Zero};
 use banderwagon::Fr;
 
 use crate::preset::STEM_LEN;
@@ -60,6 +60,13 @@ pub fn stem_field(stem: &[u8; STEM_LEN]) -> Fr {
         le_word(stem, 3),
     ];
     fr_from_limbs(limbs).expect("below 2^248 < r")
+}
+
+/// Whether a node opened at `point` to `value` cannot be a leaf: a leaf's polynomial
+/// `[1, stem, mtf(C1), mtf(C2), 0, …]` is 1 at index 0 and 0 at every index ≥ 4, so any other
+/// value there proves the node internal (`spec/WIRE.md` §6.6, `spec/FRACTIONAL.md` §4.3).
+pub fn rules_out_leaf(point: u8, value: &Fr) -> bool {
+    (point == 0 && !value.is_one()) || (point >= 4 && !value.is_zero())
 }
 
 #[cfg(test)]

@@ -26,7 +26,6 @@ mod points;
 mod proven;
 pub(crate) mod shape;
 
-use banderwagon::arith::{One, Zero};
 use ipa::{Crs, Opening, Transcript};
 
 use crate::canonical::check_canonical;
@@ -238,9 +237,7 @@ fn mark_proven_internal(nodes: &mut [ProvenNode], openings: &[Opening]) {
     // Commitment `k` is the `k`-th node that is not an empty slot (the root is 0).
     let mut proven = vec![false; nodes.len()];
     for o in openings {
-        let rules_out_leaf =
-            (o.point >= 4 && !o.result.is_zero()) || (o.point == 0 && !o.result.is_one());
-        if rules_out_leaf {
+        if crate::leaf::rules_out_leaf(o.point, &o.result) {
             // The multiproof check refused any opening of a commitment it was not given,
             // and it was given one per node that is not an empty slot.
             *proven
