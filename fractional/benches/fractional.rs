@@ -98,9 +98,7 @@ fn open_sharded(dir: &Path) -> ShardedTree {
 fn open_single(dir: &Path) -> Tree<RocksStore> {
     Tree::open_with(
         RocksStore::open_with(dir, &rocks_config()).unwrap(),
-        TreeConfig {
-            cache_nodes: cache_nodes(),
-        },
+        TreeConfig::nodes(cache_nodes()),
     )
     .unwrap()
 }

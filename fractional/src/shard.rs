@@ -95,9 +95,22 @@ pub struct ShardConfig {
     /// every shard holds at most its share (between persists a shard also holds the nodes
     /// the block touched). `usize::MAX`: never evict.
     pub cache_nodes: usize,
+    /// Node-cache budget of the whole store-backed tree, in bytes (as
+    /// [`verkle::TreeConfig::cache_bytes`] counts them), shared equally by the shards
+    /// ([`ShardConfig::shard_cache_bytes`]), applied beside `cache_nodes`. `usize::MAX`: no
+    /// byte limit.
+    pub cache_bytes: usize,
 }
 
 impl ShardConfig {
+    /// One shard's share of [`ShardConfig::cache_bytes`].
+    pub fn shard_cache_bytes(&self) -> usize {
+        if self.cache_bytes == usize::MAX {
+            return usize::MAX;
+        }
+        (self.cache_bytes / self.depth.shard_count()).max(1)
+    }
+
     /// One shard's share of [`ShardConfig::cache_nodes`]: the budget divided by the shard
     /// count, at least 1 node (the shard's root).
     pub fn shard_cache_nodes(&self) -> usize {
@@ -113,6 +126,7 @@ impl Default for ShardConfig {
         ShardConfig {
             depth: ShardDepth::One,
             cache_nodes: 4_000_000,
+            cache_bytes: usize::MAX,
         }
     }
 }

@@ -292,6 +292,7 @@ impl ShardedTree {
     fn open_shard(&self, shard: u16) -> Result<ShardTree, FractionalError> {
         let config = TreeConfig {
             cache_nodes: self.config.shard_cache_nodes(),
+            cache_bytes: self.config.shard_cache_bytes(),
         };
         Tree::open_with(self.shard_store(shard), config)
             .map_err(|source| FractionalError::Tree { shard, source })
@@ -321,6 +322,12 @@ impl ShardedTree {
             .flatten()
             .map(|t| t.stats().nodes_in_memory)
             .sum()
+    }
+
+    /// Bytes held by the node caches of all open shard trees (what
+    /// [`ShardConfig::cache_bytes`] bounds after each [`ShardedTree::persist`]).
+    pub fn cached_bytes(&self) -> usize {
+        self.shards.iter().flatten().map(|t| t.cache_bytes()).sum()
     }
 
     /// The configuration.

@@ -36,6 +36,18 @@ impl Mode {
 
 /// Opens the state: in memory without a datadir, else the datadir (created when missing).
 pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> {
+    open_state_with(datadir, mode, None)
+}
+
+/// [`open_state`] with the datadir's node cache limited to `cache_mb` MiB (`None`: the
+/// trees' default budgets, `verkle::TreeConfig::default` and
+/// `fractional::ShardConfig::default`). A state in memory is never evicted.
+pub fn open_state_with(
+    datadir: Option<&Path>,
+    mode: Mode,
+    cache_mb: Option<usize>,
+) -> Result<Box<dyn State>> {
+    let cache_bytes = cache_mb.map(|mb| mb.saturating_mul(1 << 20));
     match (datadir, mode) {
         (None, Mode::Single) => Ok(Box::new(MemoryState::new())),
         (None, Mode::Fractional) => Ok(Box::new(FracState::in_memory())),
@@ -67,13 +79,25 @@ pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> 
             }
             match mode {
                 Mode::Single => {
-                    let state = TreeState::open(store)
+                    let config = match cache_bytes {
+                        Some(bytes) => verkle::TreeConfig {
+                            cache_nodes: usize::MAX,
+                            cache_bytes: bytes,
+                        },
+                        None => verkle::TreeConfig::default(),
+                    };
+                    let state = TreeState::open(store, config)
                         .with_context(|| format!("{name}: the stored tree does not open"))?;
                     Ok(Box::new(state))
                 }
                 Mode::Fractional => {
                     drop(store);
-                    let state = FracState::open(dir)
+                    let mut config = fractional::ShardConfig::default();
+                    if let Some(bytes) = cache_bytes {
+                        config.cache_nodes = usize::MAX;
+                        config.cache_bytes = bytes;
+                    }
+                    let state = FracState::open(dir, config)
                         .with_context(|| format!("{name}: cannot open the sharded tree"))?;
                     Ok(Box::new(state))
                 }

@@ -133,10 +133,11 @@ pub struct TreeState<S: NodeStore> {
 }
 
 impl<S: NodeStore> TreeState<S> {
-    /// Opens the tree persisted in `store` (empty when the store is).
-    pub fn open(store: S) -> Result<TreeState<S>> {
+    /// Opens the tree persisted in `store` (empty when the store is), its node cache
+    /// budgeted by `config`.
+    pub fn open(store: S, config: verkle::TreeConfig) -> Result<TreeState<S>> {
         Ok(TreeState {
-            tree: Tree::open(store)?,
+            tree: Tree::open_with(store, config)?,
         })
     }
 }
@@ -187,10 +188,11 @@ impl FracState {
         }
     }
 
-    /// Opens (creating when missing) the sharded tree in `dir`.
-    pub fn open(dir: &std::path::Path) -> Result<FracState> {
+    /// Opens (creating when missing) the sharded tree in `dir`, its node cache budgeted by
+    /// `config`.
+    pub fn open(dir: &std::path::Path, config: fractional::ShardConfig) -> Result<FracState> {
         Ok(FracState {
-            tree: fractional::ShardedTree::open(dir, fractional::ShardConfig::default())?,
+            tree: fractional::ShardedTree::open(dir, config)?,
         })
     }
 }

@@ -130,7 +130,7 @@ fn main() {
     } else {
         let mut t = Tree::open_with(
             RocksStore::open_with(dir.join("single"), &rocks).unwrap(),
-            TreeConfig { cache_nodes: cache },
+            TreeConfig::nodes(cache),
         )
         .unwrap();
         for _ in 0..warm {

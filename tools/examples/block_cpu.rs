@@ -41,13 +41,7 @@ fn main() {
         store.compact().unwrap();
         println!("compacted in {:?}", t.elapsed());
     }
-    let mut tree = Tree::open_with(
-        store,
-        TreeConfig {
-            cache_nodes: 200_000,
-        },
-    )
-    .unwrap();
+    let mut tree = Tree::open_with(store, TreeConfig::nodes(200_000)).unwrap();
     let mut height = tree.height().unwrap_or(0);
     let keys = state_keys(tree.store(), 1_000_000);
     // (cpu ticks, apply, commit, persist) of the warm blocks, ms.

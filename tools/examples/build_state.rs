@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p tools --example build_state -- --keys 1000000 --datadir DIR \
-//!     [--batch 100000] [--cache-nodes 200000]
+//!     [--batch 100000] [--cache-nodes N | --cache-mb M]
 //! ```
 //!
 //! Keys are rust-verkle's initial keys, `SHA-256(u32_be(i) ‖ 28 zero bytes ‖ "seed")`, value =
@@ -35,14 +35,16 @@ fn rss_mib() -> (f64, f64) {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: build_state --keys N --datadir DIR [--batch N] [--cache-nodes N]");
+    eprintln!(
+        "usage: build_state --keys N --datadir DIR [--batch N] [--cache-nodes N | --cache-mb M]"
+    );
     std::process::exit(2)
 }
 
 fn main() {
     let mut keys: u32 = 1_000_000;
     let mut batch: u32 = 100_000;
-    let mut cache_nodes: usize = 200_000;
+    let mut config = TreeConfig::default();
     let mut datadir: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -50,7 +52,10 @@ fn main() {
         match a.as_str() {
             "--keys" => keys = value().parse().unwrap_or_else(|_| usage()),
             "--batch" => batch = value().parse().unwrap_or_else(|_| usage()),
-            "--cache-nodes" => cache_nodes = value().parse().unwrap_or_else(|_| usage()),
+            "--cache-nodes" => {
+                config = TreeConfig::nodes(value().parse().unwrap_or_else(|_| usage()))
+            }
+            "--cache-mb" => config = TreeConfig::mib(value().parse().unwrap_or_else(|_| usage())),
             "--datadir" => datadir = Some(value()),
             _ => usage(),
         }
@@ -61,7 +66,7 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    let mut tree = Tree::open_with(store, TreeConfig { cache_nodes }).unwrap();
+    let mut tree = Tree::open_with(store, config).unwrap();
     if tree.height().is_some() {
         eprintln!("{datadir} already holds a state; give an empty directory");
         std::process::exit(1);
@@ -84,17 +89,20 @@ fn main() {
         let (rss, hwm) = rss_mib();
         let s = tree.stats();
         println!(
-            "{{\"keys\":{done},\"batch_ms\":{},\"nodes_in_memory\":{},\"nodes_loaded\":{},\"rss_mib\":{rss:.0},\"peak_rss_mib\":{hwm:.0}}}",
+            "{{\"keys\":{done},\"batch_ms\":{},\"nodes_in_memory\":{},\"cache_mib\":{:.0},\"nodes_loaded\":{},\"rss_mib\":{rss:.0},\"peak_rss_mib\":{hwm:.0}}}",
             t.elapsed().as_millis(),
             s.nodes_in_memory,
+            tree.cache_bytes() as f64 / (1 << 20) as f64,
             s.nodes_loaded,
         );
     }
     let root = tree.root_bytes();
     let (_, hwm) = rss_mib();
     println!(
-        "{{\"keys\":{keys},\"root\":\"0x{}\",\"total_s\":{:.1},\"peak_rss_mib\":{hwm:.0},\"cache_nodes\":{cache_nodes}}}",
+        "{{\"keys\":{keys},\"root\":\"0x{}\",\"total_s\":{:.1},\"peak_rss_mib\":{hwm:.0},\"cache_nodes\":{},\"cache_bytes\":{}}}",
         hex::encode(root),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        config.cache_nodes,
+        config.cache_bytes,
     );
 }

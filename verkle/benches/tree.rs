@@ -111,13 +111,9 @@ fn open_state() -> (Tree<RocksStore>, u64, u32) {
         None => {
             let tmp =
                 std::env::temp_dir().join(format!("fverkle-bench-state-{}", std::process::id()));
-            let mut t = Tree::open_with(
-                RocksStore::open(&tmp).unwrap(),
-                TreeConfig {
-                    cache_nodes: 200_000,
-                },
-            )
-            .unwrap();
+            let mut t =
+                Tree::open_with(RocksStore::open(&tmp).unwrap(), TreeConfig::nodes(200_000))
+                    .unwrap();
             let start = Instant::now();
             for b in 0..STATE_KEYS / 100_000 {
                 t.apply((b * 100_000..(b + 1) * 100_000).map(|i| {
@@ -136,13 +132,7 @@ fn open_state() -> (Tree<RocksStore>, u64, u32) {
         }
     };
     let store = RocksStore::open(&dir).unwrap();
-    let tree = Tree::open_with(
-        store,
-        TreeConfig {
-            cache_nodes: 200_000,
-        },
-    )
-    .unwrap();
+    let tree = Tree::open_with(store, TreeConfig::nodes(200_000)).unwrap();
     let height = tree.height().unwrap_or(0);
     let keys = state_keys(tree.store(), STATE_KEYS);
     eprintln!("state of {keys} keys at height {height}");

@@ -89,12 +89,30 @@ fn persist_and_reopen_depth_2() {
 /// the in-memory tree's (evicted nodes are read back when a block reaches them).
 #[test]
 fn node_cache_stays_within_budget() {
-    let dir = temp_dir("budget");
     let config = ShardConfig {
         depth: ShardDepth::One,
         cache_nodes: 256 * 4,
+        cache_bytes: usize::MAX,
     };
     assert_eq!(config.shard_cache_nodes(), 4);
+    bounded_run("budget", config, |t| t.cached_nodes() <= config.cache_nodes);
+}
+
+#[test]
+fn byte_budget_stays_within_budget() {
+    let config = ShardConfig {
+        depth: ShardDepth::One,
+        cache_nodes: usize::MAX,
+        cache_bytes: 256 * 4_000,
+    };
+    assert_eq!(config.shard_cache_bytes(), 4_000);
+    bounded_run("bytes", config, |t| t.cached_bytes() <= config.cache_bytes);
+}
+
+/// Twelve blocks into a store-backed tree bounded by `config` beside one in memory:
+/// `within(tree)` after every persist, the same roots, values and proofs.
+fn bounded_run(name: &str, config: ShardConfig, within: impl Fn(&ShardedTree) -> bool) {
+    let dir = temp_dir(name);
     let mut memory = ShardedTree::in_memory(config);
     let mut disk = ShardedTree::open(&dir, config).unwrap();
     let key_of = |i: u32| -> TreeKey {
@@ -114,16 +132,16 @@ fn node_cache_stays_within_budget() {
         peak_unpersisted = peak_unpersisted.max(disk.cached_nodes());
         disk.persist(u64::from(n), &[]).unwrap();
         assert!(
-            disk.cached_nodes() <= config.cache_nodes,
-            "block {n}: {} nodes cached, budget {}",
+            within(&disk),
+            "block {n}: {} nodes, {} bytes cached, budget {config:?}",
             disk.cached_nodes(),
-            config.cache_nodes
+            disk.cached_bytes()
         );
         assert_eq!(disk.canonical_root(), memory.canonical_root(), "block {n}");
         assert_eq!(disk.coordinator_root(), memory.coordinator_root());
     }
     // The blocks did load more than the budget between persists: eviction did something.
-    assert!(peak_unpersisted > config.cache_nodes, "{peak_unpersisted}");
+    assert!(peak_unpersisted > 256 * 4, "{peak_unpersisted}");
     for i in (0..400u32).step_by(37) {
         let k = key_of(i * 7);
         assert_eq!(disk.get(&k).unwrap(), memory.get(&k).unwrap());

@@ -22,6 +22,11 @@ pub struct Args {
     /// Write the genesis state here (height 0), for `replay` and `prove` to continue from.
     #[arg(long)]
     datadir: Option<PathBuf>,
+    /// Memory for the datadir's node cache, in MiB: after each block the nodes beyond it are
+    /// dropped (read back when reached). Default: the tree's own budgets (single: 500,000
+    /// nodes and 384 MiB; fractional: 4,000,000 nodes).
+    #[arg(long, value_name = "MIB", requires = "datadir", value_parser = clap::value_parser!(u32).range(1..))]
+    cache_mb: Option<u32>,
     /// The chain rule set recorded in the datadir (see `replay --chain`).
     #[arg(long, value_enum, default_value = "none", requires = "datadir")]
     chain: crate::rules::Chain,
@@ -69,8 +74,9 @@ fn run_datadir(
     json: bool,
     out: &mut impl Write,
 ) -> Result<Outcome> {
-    use crate::datadir::{init_genesis, open_state, GenesisSpec, Mode};
-    let mut state = open_state(Some(dir), Mode::Single)?;
+    use crate::datadir::{init_genesis, open_state_with, GenesisSpec, Mode};
+    let cache_mb = args.cache_mb.map(|mb| mb as usize);
+    let mut state = open_state_with(Some(dir), Mode::Single, cache_mb)?;
     let spec = GenesisSpec {
         path: args.genesis.clone(),
         layout: args.layout,

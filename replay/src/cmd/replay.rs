@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 
 use crate::args::LayoutArg;
-use crate::datadir::{block_meta, init_genesis, open_state, GenesisSpec, Mode};
+use crate::datadir::{block_meta, init_genesis, open_state_with, GenesisSpec, Mode};
 use crate::export::ExportReader;
 use crate::outcome::Outcome;
 use crate::pipeline::ReadAhead;
@@ -25,6 +25,11 @@ pub struct Args {
     /// block). Without it the state is kept in memory for this run only.
     #[arg(long, conflicts_with = "eest")]
     datadir: Option<PathBuf>,
+    /// Memory for the datadir's node cache, in MiB: after each block the nodes beyond it are
+    /// dropped (read back when reached). Default: the tree's own budgets (single: 500,000
+    /// nodes and 384 MiB; fractional: 4,000,000 nodes).
+    #[arg(long, value_name = "MIB", requires = "datadir", value_parser = clap::value_parser!(u32).range(1..))]
+    cache_mb: Option<u32>,
     /// The genesis file (geth genesis with `alloc`, or a bare alloc; plain, gzip or zstd).
     #[arg(long, required_unless_present = "eest", conflicts_with = "eest")]
     genesis: Option<PathBuf>,
@@ -181,7 +186,8 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             "--proofs writes fractional proofs: it needs --mode fractional"
         ));
     }
-    let mut state = open_state(args.datadir.as_deref(), args.mode)?;
+    let cache_mb = args.cache_mb.map(|mb| mb as usize);
+    let mut state = open_state_with(args.datadir.as_deref(), args.mode, cache_mb)?;
     let where_ = args
         .datadir
         .as_ref()

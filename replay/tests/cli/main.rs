@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod ahead;
+mod cache;
 mod common;
 mod datadir;
 mod diffs;

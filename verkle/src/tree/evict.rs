@@ -20,30 +20,46 @@ impl<S: NodeStore> Tree<S> {
     /// nothing while changes are not persisted, or when the tree is within budget. Roots
     /// and contents are unchanged; evicted nodes are read back from the store when an
     /// operation reaches them.
+    ///
+    /// Both budgets of [`TreeConfig`](super::TreeConfig) apply: the kept nodes are the longest
+    /// prefix of that order within [`TreeConfig::cache_nodes`](super::TreeConfig::cache_nodes)
+    /// nodes and [`TreeConfig::cache_bytes`](super::TreeConfig::cache_bytes) bytes (each
+    /// node counted by [`Node::bytes`]: its arena slot and what it allocates, child lists and
+    /// values included).
     pub fn evict(&mut self) {
-        let budget = self.config.cache_nodes.max(1);
-        if self.arena.live() <= budget
-            || self.arena.get(self.root).flags() & (DIRTY | UNSAVED) != 0
+        let budget = Budget::of(&self.config);
+        if self.arena.get(self.root).flags() & (DIRTY | UNSAVED) != 0
             || !self.pending_deletes.is_empty()
+            || (self.arena.live() <= budget.nodes && self.arena.bytes() <= budget.bytes)
         {
             return;
         }
-        if self.arena.internal_count() <= budget / 2 {
+        if self.arena.internal_count() <= budget.nodes / 2
+            && self.arena.internal_bytes() <= budget.bytes / 2
+        {
             self.evict_leaves(budget);
         } else {
             self.evict_walk(budget);
         }
     }
 
+    /// Bytes the node cache holds now (the sum of [`Node::bytes`] over the cached nodes).
+    pub fn cache_bytes(&self) -> usize {
+        self.arena.bytes()
+    }
+
     /// [`Tree::evict`] in general: a walk from the root, best candidate first.
-    pub(super) fn evict_walk(&mut self, budget: usize) {
+    pub(super) fn evict_walk(&mut self, budget: Budget) {
         // (preferred, stamp, shallower first, parent, slot position, child). While
         // internal nodes are preferred, they come before every leaf: an internal node is on
         // the path of every stem below it, so a block of scattered writes reaches it again
         // far more often than any one leaf. The preference lasts for the first half of the
         // budget, so recently used leaves keep the other half.
         type Candidate = (bool, u32, std::cmp::Reverse<usize>, NodeId, usize, NodeId);
-        let reserve = budget / 2;
+        let reserve = Budget {
+            nodes: budget.nodes / 2,
+            bytes: budget.bytes / 2,
+        };
         let mut preferring = true;
         let push_children =
             |arena: &Arena, heap: &mut BinaryHeap<Candidate>, id, depth, preferring: bool| {
@@ -65,10 +81,16 @@ impl<S: NodeStore> Tree<S> {
             };
         let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
         push_children(&self.arena, &mut heap, self.root, 0, preferring);
-        let mut kept = 1usize;
+        let mut kept = Kept {
+            nodes: 1,
+            bytes: self.arena.get(self.root).bytes(),
+        };
+        // Once a node does not fit, every later one is evicted: the kept nodes are a prefix
+        // of the order.
+        let mut full = false;
         let mut doomed: Vec<NodeId> = Vec::new();
         loop {
-            if preferring && kept >= reserve {
+            if preferring && !kept.below(reserve) {
                 // From here on, plain recency.
                 preferring = false;
                 heap = heap
@@ -82,12 +104,13 @@ impl<S: NodeStore> Tree<S> {
             let Some((_, _, std::cmp::Reverse(depth), parent, pos, c)) = heap.pop() else {
                 break;
             };
-            if kept < budget {
-                kept += 1;
+            let child = self.arena.get(c);
+            if !full && kept.fits(budget, child.bytes()) {
+                kept.add(child.bytes());
                 push_children(&self.arena, &mut heap, c, depth, preferring);
                 continue;
             }
-            let child = self.arena.get(c);
+            full = true;
             debug_assert!(child.mtf() == self.arena.internal(parent).children[pos].committed);
             let kind = child.kind();
             self.arena.internal_mut(parent).children[pos].child = ChildRef::Stored(kind);
@@ -110,8 +133,7 @@ impl<S: NodeStore> Tree<S> {
     /// first among equals) fill the rest of the budget. The same choice as the general
     /// walk, found with one pass over the internal nodes and a linear-time selection
     /// instead of a heap over every cached node.
-    pub(super) fn evict_leaves(&mut self, budget: usize) {
-        let keep = budget.saturating_sub(self.arena.internal_count());
+    pub(super) fn evict_leaves(&mut self, budget: Budget) {
         // (stamp, shallower first, parent, slot position) of every cached leaf.
         let mut leaves: Vec<(u32, std::cmp::Reverse<usize>, NodeId, usize)> = Vec::new();
         let mut stack = vec![(self.root, 0usize)];
@@ -132,12 +154,38 @@ impl<S: NodeStore> Tree<S> {
                 }
             }
         }
-        let Some(cut) = leaves.len().checked_sub(keep).filter(|&c| c > 0) else {
-            return;
+        let doomed: &[(u32, std::cmp::Reverse<usize>, NodeId, usize)] = if budget.bytes
+            == usize::MAX
+        {
+            let keep = budget.nodes.saturating_sub(self.arena.internal_count());
+            let Some(cut) = leaves.len().checked_sub(keep).filter(|&c| c > 0) else {
+                return;
+            };
+            // The `cut` least wanted leaves first.
+            leaves.select_nth_unstable_by_key(cut - 1, |&(stamp, depth, ..)| (stamp, depth));
+            &leaves[..cut]
+        } else {
+            // Most wanted first, in the walk's order; the longest prefix that fits is kept.
+            leaves.sort_unstable_by(|a, b| b.cmp(a));
+            let mut kept = Kept {
+                nodes: self.arena.internal_count(),
+                bytes: self.arena.internal_bytes(),
+            };
+            let mut keep = 0;
+            for &(_, _, parent, pos) in &leaves {
+                let ChildRef::Loaded(c) = self.arena.internal(parent).children[pos].child else {
+                    break;
+                };
+                let b = self.arena.get(c).bytes();
+                if !kept.fits(budget, b) {
+                    break;
+                }
+                kept.add(b);
+                keep += 1;
+            }
+            &leaves[keep..]
         };
-        // The `cut` least wanted leaves first.
-        leaves.select_nth_unstable_by_key(cut - 1, |&(stamp, depth, ..)| (stamp, depth));
-        for &(_, _, parent, pos) in leaves.iter().take(cut) {
+        for &(_, _, parent, pos) in doomed {
             let entry = &self.arena.internal(parent).children[pos];
             let ChildRef::Loaded(c) = entry.child else {
                 continue;
@@ -147,5 +195,43 @@ impl<S: NodeStore> Tree<S> {
             self.arena.free(c);
             self.evicted += 1;
         }
+    }
+}
+
+/// The node cache's budgets: nodes and bytes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Budget {
+    pub nodes: usize,
+    pub bytes: usize,
+}
+
+impl Budget {
+    pub fn of(config: &super::TreeConfig) -> Budget {
+        Budget {
+            nodes: config.cache_nodes.max(1),
+            bytes: config.cache_bytes,
+        }
+    }
+}
+
+/// What an eviction has kept so far.
+struct Kept {
+    nodes: usize,
+    bytes: usize,
+}
+
+impl Kept {
+    /// Whether one more node of `bytes` stays within `budget`.
+    fn fits(&self, budget: Budget, bytes: usize) -> bool {
+        self.nodes < budget.nodes && self.bytes.saturating_add(bytes) <= budget.bytes
+    }
+
+    fn below(&self, budget: Budget) -> bool {
+        self.nodes < budget.nodes && self.bytes < budget.bytes
+    }
+
+    fn add(&mut self, bytes: usize) {
+        self.nodes += 1;
+        self.bytes = self.bytes.saturating_add(bytes);
     }
 }

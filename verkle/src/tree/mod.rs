@@ -57,16 +57,42 @@ pub struct TreeConfig {
     /// holds every node the changes since the last persist touched. `usize::MAX`: never
     /// evict.
     pub cache_nodes: usize,
+    /// The most bytes the kept nodes may hold after a persist (each node counted by its
+    /// slot, child list and values; allocator overhead not included), applied beside
+    /// [`TreeConfig::cache_nodes`]. Internal nodes' child lists grow with the state (a
+    /// depth-2 node of a 10M-key tree lists ≈ 150 children), so a node count alone lets
+    /// memory grow with the state; a byte budget does not. `usize::MAX`: no byte limit.
+    pub cache_bytes: usize,
 }
 
 impl TreeConfig {
-    /// The default node budget: 500,000 nodes (a few hundred MB).
+    /// The default node budget: 500,000 nodes.
     pub const DEFAULT_CACHE_NODES: usize = 500_000;
+
+    /// The default byte budget: 384 MiB.
+    pub const DEFAULT_CACHE_BYTES: usize = 384 << 20;
 
     /// Keep every node in memory.
     pub const fn unbounded() -> TreeConfig {
         TreeConfig {
             cache_nodes: usize::MAX,
+            cache_bytes: usize::MAX,
+        }
+    }
+
+    /// A budget of `nodes` nodes and no byte limit.
+    pub const fn nodes(nodes: usize) -> TreeConfig {
+        TreeConfig {
+            cache_nodes: nodes,
+            cache_bytes: usize::MAX,
+        }
+    }
+
+    /// A budget of `mib` MiB and no node limit.
+    pub const fn mib(mib: usize) -> TreeConfig {
+        TreeConfig {
+            cache_nodes: usize::MAX,
+            cache_bytes: mib.saturating_mul(1 << 20),
         }
     }
 }
@@ -75,6 +101,7 @@ impl Default for TreeConfig {
     fn default() -> Self {
         TreeConfig {
             cache_nodes: TreeConfig::DEFAULT_CACHE_NODES,
+            cache_bytes: TreeConfig::DEFAULT_CACHE_BYTES,
         }
     }
 }
@@ -340,8 +367,12 @@ mod tests {
         ] {
             let mut fast = t.clone();
             let mut walk = t.clone();
-            fast.evict_leaves(budget);
-            walk.evict_walk(budget);
+            let nodes = super::evict::Budget {
+                nodes: budget,
+                bytes: usize::MAX,
+            };
+            fast.evict_leaves(nodes);
+            walk.evict_walk(nodes);
             assert_eq!(
                 fast.arena.live(),
                 budget.min(t.arena.live()),
@@ -355,6 +386,62 @@ mod tests {
             assert_eq!(fast.stats().nodes_evicted, walk.stats().nodes_evicted);
             assert_eq!(fast.root_bytes(), t.root_bytes());
         }
+    }
+
+    /// A byte budget keeps the same kind of prefix as a node budget: the fast leaf pass and
+    /// the general walk agree, the kept nodes fit, and the root is unchanged.
+    #[test]
+    fn byte_budgets_keep_the_most_wanted_nodes_that_fit() {
+        let mut t = Tree::new();
+        for b in 0..6u32 {
+            t.apply((0..300u32).map(|i| {
+                let n = (b * 300 + i).wrapping_mul(2_654_435_761);
+                let k: TreeKey = std::array::from_fn(|j| (n >> (j % 4 * 8)) as u8 ^ (j as u8));
+                (k, Some([b as u8; 32]))
+            }))
+            .unwrap();
+            t.persist().unwrap();
+        }
+        // Clones allocate lists at their length: measure a clone, as the evictions run on clones.
+        let mut t = t.clone();
+        let internal = t.arena.internal_bytes();
+        let all = t.arena.bytes();
+        assert!(internal < all / 2, "{internal} of {all}");
+        for bytes in [
+            2 * internal,
+            2 * internal + 5_000,
+            (all + 2 * internal) / 2,
+            all - 1,
+        ] {
+            let budget = super::evict::Budget {
+                nodes: usize::MAX,
+                bytes,
+            };
+            let mut fast = t.clone();
+            let mut walk = t.clone();
+            fast.evict_leaves(budget);
+            walk.evict_walk(budget);
+            assert!(fast.arena.bytes() <= bytes, "budget {bytes}");
+            // Within one leaf of the budget: the next leaf in order did not fit.
+            assert!(
+                fast.arena.bytes() + 2_000 > bytes,
+                "budget {bytes}: kept {} of {all}",
+                fast.arena.bytes()
+            );
+            assert!(fast.arena.live() < t.arena.live());
+            assert_eq!(cache_profile(&fast), cache_profile(&walk), "budget {bytes}");
+            assert_eq!(fast.stats().nodes_evicted, walk.stats().nodes_evicted);
+            assert_eq!(fast.root_bytes(), t.root_bytes());
+        }
+        // Tighter than the internal nodes: the general walk drops internal nodes too.
+        let mut walk = t.clone();
+        walk.evict_walk(super::evict::Budget {
+            nodes: usize::MAX,
+            bytes: internal / 3,
+        });
+        assert!(walk.arena.bytes() <= internal / 3);
+        assert!(walk.arena.internal_count() < t.arena.internal_count());
+        assert_eq!(walk.root_bytes(), t.root_bytes());
     }
 
     fn key(prefix: &[u8], suffix: u8) -> TreeKey {

@@ -229,6 +229,25 @@ impl Node {
             Node::Leaf(_) => NodeKind::Leaf,
         }
     }
+
+    /// The memory this node holds: its arena slot and stamp, and what it allocates (the
+    /// leaf's box, child lists and value lists by capacity). Allocator overhead is not
+    /// counted.
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let slot = size_of::<Option<Node>>() + size_of::<u32>();
+        match self {
+            Node::Internal(n) => {
+                slot + n.children.capacity() * size_of::<ChildEntry>()
+                    + n.removed.capacity() * size_of::<(u8, Fr)>()
+            }
+            Node::Leaf(l) => {
+                slot + size_of::<Leaf>()
+                    + l.values.capacity() * size_of::<(u8, Value)>()
+                    + l.pending.capacity() * size_of::<(u8, Option<Value>)>()
+            }
+        }
+    }
 }
 
 /// The slab of nodes.
@@ -302,6 +321,21 @@ impl Arena {
     /// Internal nodes in memory.
     pub fn internal_count(&self) -> usize {
         self.internal
+    }
+
+    /// [`Node::bytes`] summed over the nodes in memory (one pass over the slots).
+    pub fn bytes(&self) -> usize {
+        self.slots.iter().flatten().map(Node::bytes).sum()
+    }
+
+    /// [`Node::bytes`] summed over the internal nodes in memory.
+    pub fn internal_bytes(&self) -> usize {
+        self.slots
+            .iter()
+            .flatten()
+            .filter(|n| matches!(n, Node::Internal(_)))
+            .map(Node::bytes)
+            .sum()
     }
 
     /// The node `id`. Ids come only from `alloc` and are removed from every parent before

@@ -169,13 +169,28 @@ fn hashed_key(i: u32) -> TreeKey {
 #[test]
 fn bounded_cache_stays_within_budget_and_keeps_roots() {
     let budget = 1_500;
-    let mut bounded = Tree::open_with(
-        MemoryStore::new(),
-        TreeConfig {
-            cache_nodes: budget,
-        },
-    )
-    .unwrap();
+    bounded_cache_run(TreeConfig::nodes(budget), 5 * budget, |t| {
+        t.stats().nodes_in_memory <= budget
+    });
+}
+
+/// The same with a byte budget (about 1,000 leaves' worth): the cache's bytes stay within
+/// it after every persist, whatever the nodes' sizes.
+#[test]
+fn byte_budget_stays_within_budget_and_keeps_roots() {
+    let bytes = 1_000_000;
+    let config = TreeConfig {
+        cache_nodes: usize::MAX,
+        cache_bytes: bytes,
+    };
+    bounded_cache_run(config, 4_000, |t| t.cache_bytes() <= bytes);
+}
+
+/// Sixteen blocks of inserts, updates and deletes of evicted keys on a tree bounded by
+/// `config` beside an unbounded one: the same roots and values, `within(tree)` after each
+/// persist, and nodes evicted and read back (the full tree holding over `full_at_least`).
+fn bounded_cache_run(config: TreeConfig, full_at_least: usize, within: impl Fn(&Tree) -> bool) {
+    let mut bounded = Tree::open_with(MemoryStore::new(), config).unwrap();
     let mut full = Tree::new();
     let mut model: BTreeMap<TreeKey, Value> = BTreeMap::new();
     for b in 0..16u32 {
@@ -201,11 +216,11 @@ fn bounded_cache_stays_within_budget_and_keeps_roots() {
         bounded.apply(writes.clone()).unwrap();
         full.apply(writes).unwrap();
         bounded.persist().unwrap();
-        let stats = bounded.stats();
         assert!(
-            stats.nodes_in_memory <= budget,
-            "block {b}: {} nodes in memory",
-            stats.nodes_in_memory
+            within(&bounded),
+            "block {b}: {:?}, {} bytes",
+            bounded.stats(),
+            bounded.cache_bytes()
         );
         assert_eq!(bounded.root_bytes(), full.root_bytes(), "block {b}");
     }
@@ -214,7 +229,7 @@ fn bounded_cache_stays_within_budget_and_keeps_roots() {
         stats.nodes_evicted > 0 && stats.nodes_loaded > 0,
         "{stats:?}"
     );
-    assert!(full.stats().nodes_in_memory > 5 * budget);
+    assert!(full.stats().nodes_in_memory > full_at_least);
     for (k, v) in model.iter().step_by(17) {
         assert_eq!(bounded.get(k).unwrap(), Some(*v));
     }
@@ -227,13 +242,7 @@ fn bounded_cache_stays_within_budget_and_keeps_roots() {
 #[test]
 fn eviction_keeps_the_most_recently_used_nodes() {
     let budget = 300;
-    let mut t = Tree::open_with(
-        MemoryStore::new(),
-        TreeConfig {
-            cache_nodes: budget,
-        },
-    )
-    .unwrap();
+    let mut t = Tree::open_with(MemoryStore::new(), TreeConfig::nodes(budget)).unwrap();
     t.apply((0..2_000u32).map(|i| (hashed_key(i), Some([1; 32]))))
         .unwrap();
     t.persist().unwrap();
@@ -291,13 +300,7 @@ fn eviction_keeps_internal_nodes_before_leaves() {
     // rarely. After each persist, internal nodes fill at least half the budget (or all of
     // them are cached), whatever the recency of the leaves.
     let budget = 1_000;
-    let mut t = Tree::open_with(
-        MemoryStore::new(),
-        TreeConfig {
-            cache_nodes: budget,
-        },
-    )
-    .unwrap();
+    let mut t = Tree::open_with(MemoryStore::new(), TreeConfig::nodes(budget)).unwrap();
     let mut full = Tree::new();
     for b in 0..20u32 {
         let writes: Vec<(TreeKey, Option<Value>)> = (0..200u32)
