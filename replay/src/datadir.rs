@@ -12,7 +12,7 @@ use crate::args::LayoutArg;
 use crate::hexarg::to_hex;
 use crate::rules::Chain;
 use crate::state::{meta, FracState, MemoryState, State, TreeState};
-use verkle::store::RocksStore;
+use verkle::store::{RocksConfig, RocksStore};
 
 /// Which tree holds the state.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,22 +39,24 @@ pub fn open_state(datadir: Option<&Path>, mode: Mode) -> Result<Box<dyn State>> 
     open_state_with(datadir, mode, None)
 }
 
-/// [`open_state`] with the datadir's node cache limited to `cache_mb` MiB (`None`: the
-/// trees' default budgets, `verkle::TreeConfig::default` and
-/// `fractional::ShardConfig::default`). A state in memory is never evicted.
+/// [`open_state`] with the datadir's caches within `cache_mb` MiB, split by
+/// [`RocksConfig::split_budget`] (`None`: the default budgets of `verkle::TreeConfig`,
+/// `fractional::ShardConfig` and `RocksConfig`). A state in memory is never evicted.
 pub fn open_state_with(
     datadir: Option<&Path>,
     mode: Mode,
     cache_mb: Option<usize>,
 ) -> Result<Box<dyn State>> {
-    let cache_bytes = cache_mb.map(|mb| mb.saturating_mul(1 << 20));
+    let budget = cache_mb.map(|mb| RocksConfig::split_budget(mb.saturating_mul(1 << 20)));
     match (datadir, mode) {
         (None, Mode::Single) => Ok(Box::new(MemoryState::new())),
         (None, Mode::Fractional) => Ok(Box::new(FracState::in_memory())),
         (Some(dir), mode) => {
             let name = dir.display();
             std::fs::create_dir_all(dir).with_context(|| format!("{name}: cannot create"))?;
-            let store = RocksStore::open(dir).with_context(|| format!("{name}: cannot open"))?;
+            let rocks = budget.as_ref().map(|b| b.1.clone()).unwrap_or_default();
+            let store = RocksStore::open_with(dir, &rocks)
+                .with_context(|| format!("{name}: cannot open"))?;
             // Which tree the datadir holds, before opening it as one: a single tree records
             // our mode meta directly, the sharded tree its shard depth (both with the first
             // nodes written). A height without either is a single tree whose genesis import
@@ -79,13 +81,7 @@ pub fn open_state_with(
             }
             match mode {
                 Mode::Single => {
-                    let config = match cache_bytes {
-                        Some(bytes) => verkle::TreeConfig {
-                            cache_nodes: usize::MAX,
-                            cache_bytes: bytes,
-                        },
-                        None => verkle::TreeConfig::default(),
-                    };
+                    let config = budget.map(|b| b.0).unwrap_or_default();
                     let state = TreeState::open(store, config)
                         .with_context(|| format!("{name}: the stored tree does not open"))?;
                     Ok(Box::new(state))
@@ -93,11 +89,11 @@ pub fn open_state_with(
                 Mode::Fractional => {
                     drop(store);
                     let mut config = fractional::ShardConfig::default();
-                    if let Some(bytes) = cache_bytes {
+                    if let Some((tree, _)) = budget {
                         config.cache_nodes = usize::MAX;
-                        config.cache_bytes = bytes;
+                        config.cache_bytes = tree.cache_bytes;
                     }
-                    let state = FracState::open(dir, config)
+                    let state = FracState::open(dir, config, &rocks)
                         .with_context(|| format!("{name}: cannot open the sharded tree"))?;
                     Ok(Box::new(state))
                 }

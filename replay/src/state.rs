@@ -190,9 +190,13 @@ impl FracState {
 
     /// Opens (creating when missing) the sharded tree in `dir`, its node cache budgeted by
     /// `config`.
-    pub fn open(dir: &std::path::Path, config: fractional::ShardConfig) -> Result<FracState> {
+    pub fn open(
+        dir: &std::path::Path,
+        config: fractional::ShardConfig,
+        rocks: &verkle::store::RocksConfig,
+    ) -> Result<FracState> {
         Ok(FracState {
-            tree: fractional::ShardedTree::open(dir, config)?,
+            tree: fractional::ShardedTree::open_with(dir, config, rocks)?,
         })
     }
 }

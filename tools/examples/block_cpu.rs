@@ -2,8 +2,13 @@
 //! of the `block 10k updates on 1M keys (rocksdb)` bench (same keys, same values):
 //!
 //! ```text
-//! cargo run --release -p tools --example block_cpu -- DIR [blocks] [--compact] [--block-cache MB]
+//! cargo run --release -p tools --example block_cpu -- DIR [blocks] [--compact] \
+//!     [--block-cache MB | --cache-mb MB]
 //! ```
+//!
+//! Without `--cache-mb` the node cache holds 200,000 nodes and RocksDB has its defaults;
+//! `--cache-mb MB` splits MB MiB between them as `fverkle replay --cache-mb` does
+//! (`RocksConfig::split_budget`). The last line gives the peak RSS (`VmHWM`).
 //!
 //! With `--compact` the database is first compacted (rewritten with the current RocksDB
 //! options) and flushed, outside the measurement.
@@ -34,6 +39,11 @@ fn main() {
         let mb: usize = args.get(i + 1).expect("--block-cache MB").parse().unwrap();
         config.block_cache_bytes = mb << 20;
     }
+    let mut tree_config = TreeConfig::nodes(200_000);
+    if let Some(i) = args.iter().position(|a| a == "--cache-mb") {
+        let mb: usize = args.get(i + 1).expect("--cache-mb MB").parse().unwrap();
+        (tree_config, config) = RocksConfig::split_budget(mb << 20);
+    }
     let store = RocksStore::open_with(dir, &config).unwrap();
     if args.iter().any(|a| a == "--compact") {
         let t = Instant::now();
@@ -41,7 +51,7 @@ fn main() {
         store.compact().unwrap();
         println!("compacted in {:?}", t.elapsed());
     }
-    let mut tree = Tree::open_with(store, TreeConfig::nodes(200_000)).unwrap();
+    let mut tree = Tree::open_with(store, tree_config).unwrap();
     let mut height = tree.height().unwrap_or(0);
     let keys = state_keys(tree.store(), 1_000_000);
     // (cpu ticks, apply, commit, persist) of the warm blocks, ms.
@@ -64,11 +74,12 @@ fn main() {
         let (apply, commit, persist) = (ms(t0, t1), ms(t1, t2), ms(t2, t3));
         let stats = tree.stats();
         println!(
-            "block {b}: cpu {} ms, wall {:.0} ms (apply {apply:.0}, commit {commit:.0}, persist {persist:.0}), {} nodes read, {} cached",
+            "block {b}: cpu {} ms, wall {:.0} ms (apply {apply:.0}, commit {commit:.0}, persist {persist:.0}), {} nodes read, {} cached ({} MiB)",
             cpu * 10,
             ms(t0, t3),
             stats.nodes_loaded - loads0,
-            stats.nodes_in_memory
+            stats.nodes_in_memory,
+            tree.cache_bytes() >> 20
         );
         if b > 0 {
             warm.0 += cpu;
@@ -87,4 +98,10 @@ fn main() {
             warm.3 / n
         );
     }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let hwm = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .unwrap_or("VmHWM: ?");
+    println!("peak RSS {}", hwm.trim_start_matches("VmHWM:").trim());
 }

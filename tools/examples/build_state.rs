@@ -5,6 +5,12 @@
 //!     [--batch 100000] [--cache-nodes N | --cache-mb M]
 //! ```
 //!
+//! `--cache-mb M` is `fverkle replay --cache-mb`: M MiB for the node cache and RocksDB
+//! together (`RocksConfig::split_budget`); `--cache-nodes N`: N nodes, RocksDB's defaults.
+//!
+//! ```text
+//! ```
+//!
 //! Keys are rust-verkle's initial keys, `SHA-256(u32_be(i) ‖ 28 zero bytes ‖ "seed")`, value =
 //! key. Each batch is applied, committed and written as one RocksDB write batch at height =
 //! batch number, then the node cache is trimmed to its budget. Peak RSS is the kernel's
@@ -13,7 +19,7 @@
 
 use std::time::Instant;
 
-use verkle::store::RocksStore;
+use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
 #[path = "../../verkle/benches/support/keys.rs"]
@@ -45,6 +51,7 @@ fn main() {
     let mut keys: u32 = 1_000_000;
     let mut batch: u32 = 100_000;
     let mut config = TreeConfig::default();
+    let mut rocks = RocksConfig::default();
     let mut datadir: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -55,14 +62,17 @@ fn main() {
             "--cache-nodes" => {
                 config = TreeConfig::nodes(value().parse().unwrap_or_else(|_| usage()))
             }
-            "--cache-mb" => config = TreeConfig::mib(value().parse().unwrap_or_else(|_| usage())),
+            "--cache-mb" => {
+                let mb: usize = value().parse().unwrap_or_else(|_| usage());
+                (config, rocks) = RocksConfig::split_budget(mb << 20);
+            }
             "--datadir" => datadir = Some(value()),
             _ => usage(),
         }
     }
     let Some(datadir) = datadir else { usage() };
     let batch = batch.max(1);
-    let store = RocksStore::open(&datadir).unwrap_or_else(|e| {
+    let store = RocksStore::open_with(&datadir, &rocks).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(1)
     });

@@ -22,9 +22,8 @@ pub struct Args {
     /// Write the genesis state here (height 0), for `replay` and `prove` to continue from.
     #[arg(long)]
     datadir: Option<PathBuf>,
-    /// Memory for the datadir's node cache, in MiB: after each block the nodes beyond it are
-    /// dropped (read back when reached). Default: the tree's own budgets (single: 500,000
-    /// nodes and 384 MiB; fractional: 4,000,000 nodes).
+    /// Memory for the datadir's caches, in MiB: half for the tree's node cache, half for
+    /// RocksDB (see `replay --cache-mb`).
     #[arg(long, value_name = "MIB", requires = "datadir", value_parser = clap::value_parser!(u32).range(1..))]
     cache_mb: Option<u32>,
     /// The chain rule set recorded in the datadir (see `replay --chain`).

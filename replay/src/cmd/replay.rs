@@ -25,9 +25,11 @@ pub struct Args {
     /// block). Without it the state is kept in memory for this run only.
     #[arg(long, conflicts_with = "eest")]
     datadir: Option<PathBuf>,
-    /// Memory for the datadir's node cache, in MiB: after each block the nodes beyond it are
-    /// dropped (read back when reached). Default: the tree's own budgets (single: 500,000
-    /// nodes and 384 MiB; fractional: 4,000,000 nodes).
+    /// Memory for the datadir's caches, in MiB: half for the tree's node cache (after each
+    /// block the nodes beyond it are dropped, read back when reached), half for RocksDB's
+    /// block cache and memtables. Default: the built-in budgets (single tree: 500,000 nodes
+    /// within 384 MiB; sharded tree: 4,000,000 nodes; RocksDB: 64 MiB block cache and up to
+    /// 768 MiB of memtables).
     #[arg(long, value_name = "MIB", requires = "datadir", value_parser = clap::value_parser!(u32).range(1..))]
     cache_mb: Option<u32>,
     /// The genesis file (geth genesis with `alloc`, or a bare alloc; plain, gzip or zstd).

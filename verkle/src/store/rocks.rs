@@ -168,6 +168,29 @@ impl std::fmt::Debug for RocksStore {
     }
 }
 
+impl RocksConfig {
+    /// A tree over a store within a total memory budget of `bytes` (an operator's
+    /// `--cache-mb`): half for the tree's node cache ([`crate::TreeConfig::cache_bytes`], no node
+    /// count limit), half for RocksDB — a fifth of that for the block cache (index and filter
+    /// blocks included) and a fifth for each of the four memtables (two per column family).
+    /// Per-node and allocator overhead come on top.
+    pub fn split_budget(bytes: usize) -> (crate::TreeConfig, RocksConfig) {
+        let half = bytes / 2;
+        let fifth = (half / 5).max(1 << 20);
+        let tree = crate::TreeConfig {
+            cache_nodes: usize::MAX,
+            cache_bytes: half.max(1),
+        };
+        let rocks = RocksConfig {
+            block_cache_bytes: fifth,
+            write_buffer_bytes: fifth,
+            top_write_buffer_bytes: fifth,
+            ..RocksConfig::default()
+        };
+        (tree, rocks)
+    }
+}
+
 impl RocksStore {
     /// Opens (creating if needed) the database in `dir` with [`RocksConfig::default`].
     pub fn open(dir: impl AsRef<Path>) -> Result<RocksStore, RocksError> {

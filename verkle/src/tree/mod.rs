@@ -87,14 +87,6 @@ impl TreeConfig {
             cache_bytes: usize::MAX,
         }
     }
-
-    /// A budget of `mib` MiB and no node limit.
-    pub const fn mib(mib: usize) -> TreeConfig {
-        TreeConfig {
-            cache_nodes: usize::MAX,
-            cache_bytes: mib.saturating_mul(1 << 20),
-        }
-    }
 }
 
 impl Default for TreeConfig {
