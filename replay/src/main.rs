@@ -23,6 +23,13 @@ mod state;
 mod synth;
 
 use outcome::Outcome;
+
+/// jemalloc on x86-64 Linux: a replay interleaves RocksDB's allocations (memtables, blocks,
+/// write batches) with the tree's, and glibc's allocator keeps more of the freed memory
+/// resident (`BENCHMARKS.md`, memory).
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use replay::{export, hexarg, input};
 
 /// Stateless verifier with a fractional Verkle tree core.

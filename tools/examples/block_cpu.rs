@@ -20,6 +20,11 @@
 
 use std::time::Instant;
 
+/// The `fverkle` binary's allocator, so that the memory figures are the binary's.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use verkle::store::{RocksConfig, RocksStore};
 use verkle::{Tree, TreeConfig};
 
