@@ -103,6 +103,7 @@ fn main() {
             warm.3 / n
         );
     }
+    println!("RocksDB: {:?}", tree.store().memory());
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let hwm = status
         .lines()

@@ -112,6 +112,7 @@ fn main() {
         );
     }
     let root = tree.root_bytes();
+    eprintln!("RocksDB: {:?}", tree.store().memory());
     let (_, hwm) = rss_mib();
     println!(
         "{{\"keys\":{keys},\"root\":\"0x{}\",\"total_s\":{:.1},\"peak_rss_mib\":{hwm:.0},\"cache_nodes\":{},\"cache_bytes\":{}}}",

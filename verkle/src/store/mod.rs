@@ -18,7 +18,7 @@ mod rocks;
 
 pub use record::{NodeKind, RecordError, StoredChild, StoredInternal, StoredLeaf, StoredNode};
 #[cfg(feature = "rocksdb")]
-pub use rocks::{RocksConfig, RocksError, RocksStore};
+pub use rocks::{RocksConfig, RocksError, RocksMemory, RocksStore};
 
 /// Meta key of the root commitment (32 bytes, compressed) as of the last write.
 pub const META_ROOT: &[u8] = b"root";

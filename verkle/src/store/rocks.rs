@@ -168,6 +168,19 @@ impl std::fmt::Debug for RocksStore {
     }
 }
 
+/// RocksDB's memory by use, in bytes ([`RocksStore::memory`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RocksMemory {
+    /// Memtables (active and immutable, not yet flushed).
+    pub memtables: u64,
+    /// Table readers outside the block cache (indexes and filters not cached).
+    pub table_readers: u64,
+    /// The block cache, pinned entries included.
+    pub block_cache: u64,
+    /// Pinned entries of the block cache (index and filter blocks of open files).
+    pub block_cache_pinned: u64,
+}
+
 impl RocksConfig {
     /// A tree over a store within a total memory budget of `bytes` (an operator's
     /// `--cache-mb`): half for the tree's node cache ([`crate::TreeConfig::cache_bytes`], no node
@@ -320,6 +333,39 @@ impl RocksStore {
                 dir: self.dir.to_path_buf(),
                 name,
             })
+    }
+
+    /// What RocksDB holds in memory now, summed over the column families (its own
+    /// estimates; 0 for a figure it does not report).
+    pub fn memory(&self) -> RocksMemory {
+        let mut m = RocksMemory::default();
+        for name in [CF_NODES, CF_META, CF_TOP] {
+            let Some(cf) = self.db.cf_handle(name) else {
+                continue;
+            };
+            let prop = |p: &str| {
+                self.db
+                    .property_int_value_cf(cf, p)
+                    .ok()
+                    .flatten()
+                    .unwrap_or(0)
+            };
+            m.memtables += prop("rocksdb.cur-size-all-mem-tables");
+            m.table_readers += prop("rocksdb.estimate-table-readers-mem");
+        }
+        // One block cache serves every column family.
+        if let Some(cf) = self.db.cf_handle(CF_NODES) {
+            let prop = |p: &str| {
+                self.db
+                    .property_int_value_cf(cf, p)
+                    .ok()
+                    .flatten()
+                    .unwrap_or(0)
+            };
+            m.block_cache = prop("rocksdb.block-cache-usage");
+            m.block_cache_pinned = prop("rocksdb.block-cache-pinned-usage");
+        }
+        m
     }
 
     /// Whether node records at depth ≤ [`TOP_PATH_LEN`] have their own column family (every
