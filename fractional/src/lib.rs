@@ -22,6 +22,7 @@
 
 pub mod canonical;
 pub mod coordinator;
+mod db;
 mod error;
 mod prove;
 pub mod shard;

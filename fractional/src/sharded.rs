@@ -1,14 +1,21 @@
 //! [`ShardedTree`]: the hypertrees, their parallel commit, and the two roots.
 
 use std::collections::{BTreeMap, BTreeSet};
+#[cfg(feature = "rocksdb")]
 use std::path::Path;
 use std::time::Instant;
 
-use banderwagon::{fr_from_le_bytes_canonical, fr_to_le_bytes, Element};
+#[cfg(feature = "rocksdb")]
+use banderwagon::fr_from_le_bytes_canonical;
+use banderwagon::{fr_to_le_bytes, Element};
 use ipa::Committer;
 use rayon::prelude::*;
 use verkle::keys::{TreeKey, Value};
-use verkle::store::{MemoryStore, NodeBatch, NodeKind, RocksConfig, RocksStore};
+#[cfg(feature = "rocksdb")]
+use verkle::store::{RocksConfig, RocksStore};
+use verkle::store::{MemoryStore, NodeBatch, NodeKind};
+
+use crate::db::{Db, StoreError};
 use verkle::{Tree, TreeConfig};
 
 use crate::canonical::{CanonicalTop, ShardTop};
@@ -41,7 +48,7 @@ fn meta_key(prefix: &[u8], rest: &[u8]) -> Vec<u8> {
     k
 }
 
-fn store_err(e: verkle::store::RocksError) -> FractionalError {
+fn store_err(e: StoreError) -> FractionalError {
     FractionalError::Store(Box::new(e))
 }
 
@@ -57,6 +64,7 @@ fn encode_top(t: &ShardTop) -> Vec<u8> {
     v
 }
 
+#[cfg(feature = "rocksdb")]
 fn decode_top(key: &[u8], v: &[u8]) -> Result<ShardTop, FractionalError> {
     let corrupt = |reason| FractionalError::CorruptMeta {
         key: key.iter().map(|b| format!("{b:02x}")).collect(),
@@ -139,7 +147,7 @@ pub struct ShardedTree {
     height: Option<u64>,
     meta: BTreeMap<Vec<u8>, Vec<u8>>,
     /// The shared database, for a store-backed tree.
-    db: Option<RocksStore>,
+    db: Option<Db>,
     /// Shards changed since the last persist.
     unsaved: BTreeSet<u16>,
     /// The report of the last successful [`ShardedTree::apply`].
@@ -210,12 +218,14 @@ impl ShardedTree {
     /// touched, each with its share of the node-cache budget
     /// ([`ShardConfig::shard_cache_nodes`]); [`ShardedTree::persist`] evicts every persisted
     /// shard back to that share.
+    #[cfg(feature = "rocksdb")]
     pub fn open(dir: &Path, config: ShardConfig) -> Result<ShardedTree, FractionalError> {
         ShardedTree::open_with(dir, config, &RocksConfig::default())
     }
 
     /// [`ShardedTree::open`] with RocksDB tuned by `rocks` (block cache, memtables,
     /// durability, memory-mapped reads).
+    #[cfg(feature = "rocksdb")]
     pub fn open_with(
         dir: &Path,
         config: ShardConfig,
@@ -277,6 +287,8 @@ impl ShardedTree {
     }
 
     /// The store a new or reopened tree of `shard` uses.
+    // Without a database the `Some` arm cannot be reached (its type is uninhabited).
+    #[cfg_attr(not(feature = "rocksdb"), allow(unreachable_code, unused_variables))]
     fn shard_store(&self, shard: u16) -> ShardStore {
         match &self.db {
             None => ShardStore::Memory(MemoryStore::new()),

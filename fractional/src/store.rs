@@ -9,7 +9,9 @@
 //! records under `"f/m" ‖ u16_be(shard) ‖ key`. A deleted remapped node is written as an
 //! empty value (meta records cannot be deleted in a batch) and reads as absent.
 
-use verkle::store::{MemoryStore, NodeBatch, NodePath, NodeStore, RocksError, RocksStore};
+use verkle::store::{MemoryStore, NodeBatch, NodePath, NodeStore};
+
+use crate::db::{Db, StoreError};
 
 /// Meta-key prefix of a shard's nodes above the shard depth.
 pub const TOP_NODE_PREFIX: &[u8] = b"f/n";
@@ -24,7 +26,7 @@ pub enum ShardStore {
     /// In the shared RocksDB.
     Rocks {
         /// The database (shared).
-        db: RocksStore,
+        db: Db,
         /// The shard.
         shard: u16,
         /// Prefix bytes per shard (1 or 2).
@@ -71,9 +73,9 @@ impl ShardStore {
 }
 
 impl NodeStore for ShardStore {
-    type Error = RocksError;
+    type Error = StoreError;
 
-    fn get(&self, path: &NodePath) -> Result<Option<Vec<u8>>, RocksError> {
+    fn get(&self, path: &NodePath) -> Result<Option<Vec<u8>>, StoreError> {
         match self {
             ShardStore::Memory(m) => match m.get(path) {
                 Ok(v) => Ok(v),
@@ -92,7 +94,7 @@ impl NodeStore for ShardStore {
 
     /// In RocksDB, the paths at or below the shard depth (all of them, in a prefetch past
     /// the shard's top) are read with one `MultiGet`; the few above it one by one.
-    fn get_many(&self, paths: &[NodePath]) -> Vec<Result<Option<Vec<u8>>, RocksError>> {
+    fn get_many(&self, paths: &[NodePath]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
         let ShardStore::Rocks { db, depth, .. } = self else {
             return paths.iter().map(|p| self.get(p)).collect();
         };
@@ -117,7 +119,7 @@ impl NodeStore for ShardStore {
             .collect()
     }
 
-    fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, RocksError> {
+    fn get_meta(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         match self {
             ShardStore::Memory(m) => match m.get_meta(key) {
                 Ok(v) => Ok(v),
@@ -129,7 +131,7 @@ impl NodeStore for ShardStore {
         }
     }
 
-    fn write(&mut self, batch: NodeBatch) -> Result<(), RocksError> {
+    fn write(&mut self, batch: NodeBatch) -> Result<(), StoreError> {
         match self {
             ShardStore::Memory(m) => match m.write(batch) {
                 Ok(()) => Ok(()),
@@ -146,9 +148,10 @@ impl NodeStore for ShardStore {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "rocksdb"))]
 mod tests {
     use super::*;
+    use verkle::store::RocksStore;
 
     #[test]
     fn remaps_paths_above_the_shard_depth() {

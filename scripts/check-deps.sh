@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The light crates and the conformance-vector crate build without RocksDB: their normal
+# dependency graphs (default features, and none) must not contain it. Exits 1 naming the
+# crate and the path that pulls it in.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+for crate in banderwagon ipa witness vectors; do
+    for features in "" "--no-default-features"; do
+        # shellcheck disable=SC2086
+        tree=$(cargo tree -q -e normal -p "$crate" $features --prefix none)
+        if grep -q '^librocksdb-sys ' <<<"$tree"; then
+            echo "check-deps: $crate ${features:-(default features)} depends on RocksDB:" >&2
+            # shellcheck disable=SC2086
+            cargo tree -q -e normal -p "$crate" $features -i librocksdb-sys >&2
+            status=1
+        fi
+    done
+done
+if [ "$status" -eq 0 ]; then
+    echo "check-deps: banderwagon, ipa, witness and vectors build without RocksDB"
+fi
+exit "$status"
