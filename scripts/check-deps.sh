@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The light crates and the conformance-vector crate build without RocksDB: their normal
+# The light crates, the genesis reader and the conformance-vector crate build without RocksDB: their normal
 # dependency graphs (default features, and none) must not contain it. Exits 1 naming the
 # crate and the path that pulls it in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for crate in banderwagon ipa witness vectors; do
+for crate in banderwagon ipa witness genesis vectors; do
     for features in "" "--no-default-features"; do
         # shellcheck disable=SC2086
         tree=$(cargo tree -q -e normal -p "$crate" $features --prefix none)
@@ -18,6 +18,6 @@ for crate in banderwagon ipa witness vectors; do
     done
 done
 if [ "$status" -eq 0 ]; then
-    echo "check-deps: banderwagon, ipa, witness and vectors build without RocksDB"
+    echo "check-deps: banderwagon, ipa, witness, genesis and vectors build without RocksDB"
 fi
 exit "$status"

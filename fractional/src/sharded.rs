@@ -11,9 +11,9 @@ use banderwagon::{fr_to_le_bytes, Element};
 use ipa::Committer;
 use rayon::prelude::*;
 use verkle::keys::{TreeKey, Value};
+use verkle::store::{MemoryStore, NodeBatch, NodeKind};
 #[cfg(feature = "rocksdb")]
 use verkle::store::{RocksConfig, RocksStore};
-use verkle::store::{MemoryStore, NodeBatch, NodeKind};
 
 use crate::db::{Db, StoreError};
 use verkle::{Tree, TreeConfig};

@@ -247,7 +247,7 @@ fn init_genesis_in_steps(
     let mut count = 0usize;
     let mut since_persist = 0usize;
     let mut persisted = false;
-    let streamed = verkle::genesis::stream_genesis_leaves(
+    let streamed = genesis::stream_genesis_leaves(
         file,
         layout,
         &name,
@@ -350,7 +350,7 @@ mod tests {
         let dir =
             std::env::temp_dir().join(format!("fverkle-steps-genesis-{}", std::process::id()));
         let (path, text) = write_genesis(&dir, 3000, None);
-        let leaves = verkle::genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
+        let leaves = genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
         let mut one_shot = verkle::Tree::new();
         one_shot
             .apply(leaves.iter().map(|(k, v)| (*k, Some(*v))))
@@ -394,9 +394,9 @@ mod tests {
         let text = format!("{err:#}");
         assert!(text.contains("stopped part-way"), "{text}");
         assert!(text.contains("balance"), "{text}");
-        let imported = err.downcast_ref::<verkle::genesis::ImportError>();
+        let imported = err.downcast_ref::<genesis::ImportError>();
         assert!(
-            matches!(imported, Some(verkle::genesis::ImportError::Account { field, .. }) if field == "balance"),
+            matches!(imported, Some(genesis::ImportError::Account { field, .. }) if field == "balance"),
             "{err:?}"
         );
         drop(state);
@@ -571,7 +571,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("genesis.json");
         std::fs::write(&path, &text).unwrap();
-        let leaves = verkle::genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
+        let leaves = genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
         assert!(leaves.len() > GENESIS_CHUNK, "{} leaves", leaves.len());
         let mut one_shot = verkle::Tree::new();
         one_shot

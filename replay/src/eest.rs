@@ -290,7 +290,7 @@ fn decode(file: &str, name: String, fixture: &Json) -> Result<Fixture, EestError
         Some(_) => return Err(field_err(None, "pre", "expected an object".into())),
     };
     let source = format!("{file}: test {name}: field pre");
-    let genesis = verkle::genesis::alloc_leaves(pre, layout, &source)
+    let genesis = genesis::alloc_leaves(pre, layout, &source)
         .map_err(|e| field_err(None, "pre", e.to_string()))?;
     let header = match obj.get("genesisBlockHeader") {
         None => return Err(field_err(None, "genesisBlockHeader", "missing".into())),

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use verkle::genesis::parse_leaf_csv;
+use genesis::parse_leaf_csv;
 use verkle::store::RocksStore;
 use verkle::{Tree, TreeConfig};
 

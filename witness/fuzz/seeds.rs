@@ -132,7 +132,7 @@ fn main() {
 
     // Node records of the devnet6 genesis tree (memory store).
     let text = String::from_utf8(read(&genesis_dir.join("devnet6_genesis.json"))).expect("UTF-8");
-    let leaves = verkle::genesis::genesis_leaves(&text, verkle::keys::Layout::Legacy, "devnet6")
+    let leaves = genesis::genesis_leaves(&text, verkle::keys::Layout::Legacy, "devnet6")
         .expect("devnet6");
     let mut tree = verkle::Tree::new();
     tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))

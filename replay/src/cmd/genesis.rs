@@ -43,11 +43,11 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     // Streamed a batch of accounts at a time: the file is never held whole (the tree is,
     // in memory; `--datadir` bounds that too).
     let mut tree = Tree::new();
-    let counts = verkle::genesis::stream_genesis_leaves(
+    let counts = genesis::stream_genesis_leaves(
         file,
         args.layout.into(),
         &name,
-        verkle::genesis::STREAM_BATCH_ACCOUNTS,
+        genesis::STREAM_BATCH_ACCOUNTS,
         |leaves: Vec<(verkle::keys::TreeKey, verkle::keys::Value)>| -> Result<()> {
             tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
                 .with_context(|| format!("{name}: building the genesis tree"))

@@ -25,7 +25,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         let name = path.display().to_string();
         let t = Instant::now();
         let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
-        let leaves = verkle::genesis::parse_leaf_csv(&text, &name)?;
+        let leaves = genesis::parse_leaf_csv(&text, &name)?;
         let count = leaves.len();
         tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
             .with_context(|| format!("{name}: applying leaves"))?;

@@ -245,11 +245,11 @@ impl Synth {
             let writes: Vec<_> = leaves.into_iter().map(|(k, v)| (k, Some(v))).collect();
             state.apply(&writes)
         };
-        verkle::genesis::stream_genesis_leaves(
+        genesis::stream_genesis_leaves(
             text.as_bytes(),
             config.layout,
             "synthetic genesis",
-            verkle::genesis::STREAM_BATCH_ACCOUNTS,
+            genesis::STREAM_BATCH_ACCOUNTS,
             &mut apply,
         )?;
         state.persist(0, &[])?;

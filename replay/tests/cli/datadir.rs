@@ -623,7 +623,7 @@ fn a_datadir_without_per_height_roots_reports_its_skipped_blocks_unchecked() {
         let store = verkle::store::RocksStore::open(&dd).unwrap();
         let mut tree = verkle::Tree::open(store).unwrap();
         let text = std::fs::read_to_string(&a.genesis).unwrap();
-        let leaves = verkle::genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
+        let leaves = genesis::genesis_leaves(&text, Layout::Eip6800, "g").unwrap();
         tree.apply(leaves.into_iter().map(|(k, v)| (k, Some(v))))
             .unwrap();
         let genesis_root = tree.root_bytes();

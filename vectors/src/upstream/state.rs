@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use genesis::{alloc_leaves, genesis_leaves, parse_leaf_csv};
 use serde_json::Value;
-use verkle::genesis::{alloc_leaves, genesis_leaves, parse_leaf_csv};
 use verkle::keys::{account_leaves, address32, chunkify_code, AccountKeys, AccountState, Layout};
 use verkle::{Tree, U256};
 use witness::{check_canonical, find_json_witnesses, ExecutionWitness, OwnedSuffixStateDiff};

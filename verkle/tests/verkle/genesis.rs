@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use verkle::genesis::{alloc_leaves, genesis_leaves, parse_leaf_csv};
+use genesis::{alloc_leaves, genesis_leaves, parse_leaf_csv};
 use verkle::keys::Layout;
 use verkle::Tree;
 

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use verkle::genesis::genesis_leaves;
+use genesis::genesis_leaves;
 use verkle::keys::{Layout, TreeKey, Value};
 use verkle::Tree;
 use witness::{ExecutionWitness, OwnedExecutionWitness, OwnedVerkleProof};

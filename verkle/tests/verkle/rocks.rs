@@ -8,8 +8,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use genesis::parse_leaf_csv;
 use sha2::{Digest, Sha256};
-use verkle::genesis::parse_leaf_csv;
 use verkle::keys::{TreeKey, Value};
 use verkle::store::{MemoryStore, NodeBatch, NodeStore, RocksConfig, RocksStore, META_ROOT};
 use verkle::{Tree, TreeError};

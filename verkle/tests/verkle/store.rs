@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use verkle::genesis::parse_leaf_csv;
+use genesis::parse_leaf_csv;
 use verkle::keys::{TreeKey, Value};
 use verkle::store::{MemoryStore, NodeBatch, NodePath, NodeStore};
 use verkle::{Tree, TreeConfig, TreeError};

@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = verkle::fuzz::genesis(data);
+    let _ = genesis::fuzz::genesis(data);
 });

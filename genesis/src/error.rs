@@ -1,7 +1,7 @@
 //! What is wrong with an import, and where.
 
-use crate::keys::LayoutError;
-use crate::uint::ParseU256Error;
+use verkle::keys::LayoutError;
+use verkle::ParseU256Error;
 
 /// Why one field of an import is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,7 +2,7 @@
 
 use serde_json::Value as Json;
 
-use crate::keys::{Layout, TreeKey, Value};
+use verkle::keys::{Layout, TreeKey, Value};
 
 use super::{account::*, error::*, parsed_leaves};
 

@@ -2,8 +2,8 @@
 
 use serde_json::Value as Json;
 
-use crate::keys::{address32, Value};
-use crate::uint::U256;
+use verkle::keys::{address32, Value};
+use verkle::U256;
 
 use super::error::*;
 

@@ -1,10 +1,11 @@
-//! Initial state from outside: a geth genesis `alloc` and `tree_key,value` CSV files.
+//! Initial state from outside the tree: a geth genesis `alloc` (read whole or streamed) and
+//! `tree_key,value` CSV files, turned into EIP-6800 tree writes for `verkle`'s tree.
 //!
 //! Both are untrusted: every failure is an [`ImportError`] naming the source, the account or
 //! line, and the field.
 //!
 //! ```no_run
-//! use verkle::{genesis, keys::Layout, Tree};
+//! use verkle::{keys::Layout, Tree};
 //! let text = std::fs::read_to_string("devnet6_genesis.json").unwrap();
 //! let leaves = genesis::genesis_leaves(&text, Layout::Legacy, "devnet6_genesis.json").unwrap();
 //! let mut tree = Tree::new();
@@ -12,9 +13,13 @@
 //! println!("0x{}", hex::encode(tree.root_bytes()));
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod account;
 mod csv;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 mod stream;
 
 pub use csv::parse_leaf_csv;
@@ -24,7 +29,7 @@ pub use stream::{stream_genesis_leaves, StreamCounts, STREAM_BATCH_ACCOUNTS};
 use rayon::prelude::*;
 use serde_json::{Map, Value as Json};
 
-use crate::keys::{account_leaves_many, AccountState, Layout, TreeKey, Value};
+use verkle::keys::{account_leaves_many, AccountState, Layout, TreeKey, Value};
 
 use account::{parse_account, ParsedAccount};
 
@@ -127,8 +132,8 @@ pub fn genesis_leaves(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::LayoutError;
-    use crate::uint::ParseU256Error;
+    use verkle::keys::LayoutError;
+    use verkle::ParseU256Error;
 
     const K: &str = "0x472ff986f68a631d48c2906c31ae447beb63b54da5070293e30dc5063572af01";
     const V: &str = "0x000000e83c80d09f3c2e3b030000000000000000000000000000000000000000";
@@ -275,7 +280,7 @@ mod tests {
     }
 
     fn root_of(leaves: &[(TreeKey, Value)]) -> [u8; 32] {
-        let mut t = crate::Tree::new();
+        let mut t = verkle::Tree::new();
         t.apply(leaves.iter().map(|(k, v)| (*k, Some(*v)))).unwrap();
         t.root_bytes()
     }
@@ -323,7 +328,7 @@ mod tests {
                 let mut all: Vec<_> = batches.concat();
                 assert_eq!(counts.leaves, all.len() as u64);
                 // Applied batch by batch, committing between them, as an import does.
-                let mut tree = crate::Tree::new();
+                let mut tree = verkle::Tree::new();
                 for b in &batches {
                     tree.apply(b.iter().map(|(k, v)| (*k, Some(*v)))).unwrap();
                     tree.commit();
@@ -443,7 +448,7 @@ mod tests {
         let path = dir.join("genesis/devnet6_genesis.json");
         let file = std::fs::File::open(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (set FVERKLE_VECTORS)", path.display()));
-        let mut tree = crate::Tree::new();
+        let mut tree = verkle::Tree::new();
         let counts = stream_genesis_leaves(file, Layout::Legacy, "devnet6", 7, |b| {
             tree.apply(b.into_iter().map(|(k, v)| (k, Some(v))))
                 .map_err(|_| ImportError::Shape {

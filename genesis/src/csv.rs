@@ -1,6 +1,6 @@
 //! `tree_key,value` CSV files.
 
-use crate::keys::{TreeKey, Value};
+use verkle::keys::{TreeKey, Value};
 
 use super::{account::*, error::*};
 
