@@ -294,10 +294,12 @@ impl Element {
         &self.0
     }
 
-    /// Wraps an arkworks point. The caller guarantees it lies in the prime-order subgroup
-    /// (up to the 2-torsion point), e.g. because it was computed from subgroup points.
-    pub fn from_projective_unchecked(p: EdwardsProjective) -> Element {
-        Element(p)
+    internal_fn! {
+        /// Wraps an arkworks point. The caller guarantees it lies in the prime-order subgroup
+        /// (up to the 2-torsion point), e.g. because it was computed from subgroup points.
+        fn from_projective_unchecked(p: EdwardsProjective) -> Element {
+            Element(p)
+        }
     }
 }
 

@@ -119,6 +119,8 @@ pub struct Lookups {
     digits: Vec<i32>,
 }
 
+// Only the sibling crates call some of these (`internal` feature).
+#[cfg_attr(not(feature = "internal"), allow(dead_code))]
 impl Lookups {
     /// Room for `entries` table positions without reallocating.
     pub fn with_capacity(entries: usize) -> Self {
@@ -276,29 +278,33 @@ impl FixedBaseTable {
         positions
     }
 
-    /// Appends the table positions of `scalar·B_index` to `out`; no arithmetic yet (see
-    /// [`FixedBaseTable::add_lookups`]). Panics if `index >= num_bases()`.
-    pub fn lookup(&self, index: usize, scalar: &Fr, out: &mut Lookups) {
-        self.assert_full_range();
-        signed_digits(scalar, self.window, self.num_windows, &mut out.digits);
-        let digits = core::mem::take(&mut out.digits);
-        self.push_digits(index, &digits, out);
-        out.digits = digits;
+    internal_fn! {
+        /// Appends the table positions of `scalar·B_index` to `out`; no arithmetic yet (see
+        /// [`FixedBaseTable::add_lookups`]). Panics if `index >= num_bases()`.
+        fn lookup(&self, index: usize, scalar: &Fr, out: &mut Lookups) {
+            self.assert_full_range();
+            signed_digits(scalar, self.window, self.num_windows, &mut out.digits);
+            let digits = core::mem::take(&mut out.digits);
+            self.push_digits(index, &digits, out);
+            out.digits = digits;
+        }
     }
 
-    /// [`FixedBaseTable::lookup`] for a scalar below 2¹²⁸ given as an integer (a 16-byte
-    /// chunk of a Pedersen hash input): no conversion to and from Montgomery form. Panics
-    /// if the table covers fewer bits than `value` has.
-    pub fn lookup_u128(&self, index: usize, value: u128, out: &mut Lookups) {
-        assert!(
-            self.scalar_bits >= 128 || value >> self.scalar_bits == 0,
-            "value above the table's {} bits",
-            self.scalar_bits
-        );
-        signed_digits_u128(value, self.window, self.num_windows, &mut out.digits);
-        let digits = core::mem::take(&mut out.digits);
-        self.push_digits(index, &digits, out);
-        out.digits = digits;
+    internal_fn! {
+        /// [`FixedBaseTable::lookup`] for a scalar below 2¹²⁸ given as an integer (a 16-byte
+        /// chunk of a Pedersen hash input): no conversion to and from Montgomery form. Panics
+        /// if the table covers fewer bits than `value` has.
+        fn lookup_u128(&self, index: usize, value: u128, out: &mut Lookups) {
+            assert!(
+                self.scalar_bits >= 128 || value >> self.scalar_bits == 0,
+                "value above the table's {} bits",
+                self.scalar_bits
+            );
+            signed_digits_u128(value, self.window, self.num_windows, &mut out.digits);
+            let digits = core::mem::take(&mut out.digits);
+            self.push_digits(index, &digits, out);
+            out.digits = digits;
+        }
     }
 
     /// Methods taking an [`Fr`] need every window (a table layout error otherwise).
@@ -323,32 +329,36 @@ impl FixedBaseTable {
         }
     }
 
-    /// Adds the looked-up multiples into `acc`: first one read of each entry's two cache
-    /// lines (independent loads, so their misses overlap), then the additions. Panics if
-    /// `lookups` came from a larger table.
-    pub fn add_lookups(&self, acc: &mut Element, lookups: &Lookups) {
-        // Touch: the first word of x and the last word of d·x·y span an entry's lines.
-        let mut fold = 0u64;
-        for &(pos, _) in &lookups.entries {
-            let p = &self.points[pos as usize];
-            fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
+    internal_fn! {
+        /// Adds the looked-up multiples into `acc`: first one read of each entry's two cache
+        /// lines (independent loads, so their misses overlap), then the additions. Panics if
+        /// `lookups` came from a larger table.
+        fn add_lookups(&self, acc: &mut Element, lookups: &Lookups) {
+            // Touch: the first word of x and the last word of d·x·y span an entry's lines.
+            let mut fold = 0u64;
+            for &(pos, _) in &lookups.entries {
+                let p = &self.points[pos as usize];
+                fold ^= p.x.0 .0[0] ^ p.dt.0 .0[3];
+            }
+            core::hint::black_box(fold);
+            with_field_mul!(|m| self.add_entries(m, acc, &lookups.entries));
         }
-        core::hint::black_box(fold);
-        with_field_mul!(|m| self.add_entries(m, acc, &lookups.entries));
     }
 
-    /// [`FixedBaseTable::add_lookups`] for many accumulators: `accs[i] += Σ lookups[i]`
-    /// (pairs beyond the shorter slice are left alone). On processors with AVX-512 IFMA the
-    /// sums run eight side by side (`lanes.rs`); the group elements are the same either way,
-    /// their projective coordinates may differ. Panics if a `lookups` came from a larger table.
-    pub fn add_lookups_many(&self, accs: &mut [Element], lookups: &[Lookups]) {
-        #[cfg(all(target_arch = "x86_64", feature = "asm"))]
-        if let Some(ifma) = crate::field::lanes() {
-            self.add_lookups_lanes(ifma, accs, lookups);
-            return;
-        }
-        for (acc, l) in accs.iter_mut().zip(lookups) {
-            self.add_lookups(acc, l);
+    internal_fn! {
+        /// [`FixedBaseTable::add_lookups`] for many accumulators: `accs[i] += Σ lookups[i]`
+        /// (pairs beyond the shorter slice are left alone). On processors with AVX-512 IFMA the
+        /// sums run eight side by side (`lanes.rs`); the group elements are the same either way,
+        /// their projective coordinates may differ. Panics if a `lookups` came from a larger table.
+        fn add_lookups_many(&self, accs: &mut [Element], lookups: &[Lookups]) {
+            #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+            if let Some(ifma) = crate::field::lanes() {
+                self.add_lookups_lanes(ifma, accs, lookups);
+                return;
+            }
+            for (acc, l) in accs.iter_mut().zip(lookups) {
+                self.add_lookups(acc, l);
+            }
         }
     }
 

@@ -38,6 +38,21 @@ mod prelude {
     };
 }
 
+/// A method that is `pub` with the `internal` feature (for this workspace's other crates,
+/// hidden from the docs, not API) and crate-private without it.
+macro_rules! internal_fn {
+    ($(#[$m:meta])* fn $($rest:tt)*) => {
+        #[cfg(feature = "internal")]
+        $(#[$m])*
+        #[doc(hidden)]
+        pub fn $($rest)*
+        #[cfg(not(feature = "internal"))]
+        $(#[$m])*
+        #[allow(dead_code)]
+        pub(crate) fn $($rest)*
+    };
+}
+
 mod element;
 mod field;
 mod fixed_base;
@@ -55,7 +70,10 @@ mod threads;
 
 pub use element::{DecodeError, Element, MTF_CHUNK};
 pub use field::{field_uses_adx, field_uses_lanes, use_lanes, use_portable_field};
-pub use fixed_base::{FixedBaseTable, Lookups};
+pub use fixed_base::FixedBaseTable;
+#[cfg(feature = "internal")]
+#[doc(hidden)]
+pub use fixed_base::Lookups;
 pub use fixed_base_msm::FixedBaseMsm;
 pub use inverse::{fq_inverse, fr_inverse};
 pub use msm::{vartime_multi_scalar_mul, vartime_multi_scalar_mul_affine, vartime_straus};

@@ -22,13 +22,13 @@ pub struct StreamCounts {
 }
 
 /// The leaves of a genesis file read as a stream: the same document and the same leaves as
-/// [`genesis_leaves`], but the file is never held whole. Accounts are parsed in file order,
+/// [`genesis_leaves`](crate::genesis_leaves), but the file is never held whole. Accounts are parsed in file order,
 /// in batches of at most `batch_accounts` accounts (fewer when they carry many storage slots
 /// or code chunks); each batch's leaves are computed in parallel and handed to `sink` before
 /// the next batch is read, so memory is bounded by one batch and one account.
 ///
-/// Leaves come per account in [`genesis_leaves`]' order, accounts in file order (not in key
-/// order, and not address-sorted as [`genesis_leaves`] has them; the tree built from either
+/// Leaves come per account in [`genesis_leaves`](crate::genesis_leaves)' order, accounts in file order (not in key
+/// order, and not address-sorted as [`genesis_leaves`](crate::genesis_leaves) has them; the tree built from either
 /// is the same). The first error stops the stream: an [`ImportError`] naming the source, the
 /// account and the field (a JSON syntax error carries serde's line and column), or the
 /// sink's own error. Batches handed out before it are not taken back: a caller writing them

@@ -1,6 +1,6 @@
 //! [`RocksStore`]: nodes and meta records in RocksDB, one `WriteBatch` per write.
 //!
-//! Three column families: `top` (the records of nodes at depth ≤ [`TOP_PATH_LEN`]: key =
+//! Three column families: `top` (the records of nodes at depth ≤ `TOP_PATH_LEN`: key =
 //! the node's path, value = the [`StoredNode`](super::StoredNode) record), `nodes` (the same
 //! for deeper nodes, paths of at most 32 bytes) and `meta` (root commitment, block height,
 //! and caller-defined identifiers). Why the top has its own column family: every block
@@ -32,7 +32,7 @@ use super::{NodeBatch, NodePath, NodeStore};
 const CF_NODES: &str = "nodes";
 /// Column family of meta records.
 const CF_META: &str = "meta";
-/// Column family of the node records at depth ≤ [`TOP_PATH_LEN`].
+/// Column family of the node records at depth ≤ `TOP_PATH_LEN`.
 const CF_TOP: &str = "top";
 
 /// Nodes whose path is at most this many bytes long (the root and depths 1 and 2) are kept
@@ -118,7 +118,7 @@ pub struct RocksConfig {
     /// `BENCHMARKS.md` (fractional tree) has the measured effect.
     pub write_buffer_bytes: usize,
     /// Size of one memtable of the `top` column family (the nodes at depth ≤
-    /// [`TOP_PATH_LEN`]), in bytes (default 256 MiB; up to two). Each block rewrites most
+    /// `TOP_PATH_LEN`), in bytes (default 256 MiB; up to two). Each block rewrites most
     /// of these records (on a 1M-key state ≈ 8 MB per 10k-update block, over ≈ 42 MB of
     /// distinct records): a memtable holding ≈ 30 blocks flushes one version of each record
     /// per 30 blocks, and the compactions of the deeper records do not carry them.
@@ -368,7 +368,7 @@ impl RocksStore {
         m
     }
 
-    /// Whether node records at depth ≤ [`TOP_PATH_LEN`] have their own column family (every
+    /// Whether node records at depth ≤ `TOP_PATH_LEN` have their own column family (every
     /// database created by this version; false for one created before the split).
     pub fn splits_top(&self) -> bool {
         self.split

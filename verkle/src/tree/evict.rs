@@ -8,7 +8,7 @@ use super::node::{Arena, ChildRef, Node, NodeId, DIRTY, UNSAVED};
 use super::Tree;
 
 impl<S: NodeStore> Tree<S> {
-    /// Shrinks the node cache to [`TreeConfig::cache_nodes`]: keeps the root, then internal
+    /// Shrinks the node cache to its budgets (below): keeps the root, then internal
     /// nodes before leaves until half the budget is kept, then the rest by recency; within
     /// each part the most recently used first (a node counts as used when it was read from
     /// the store, created, or on the path of a change; recency is counted in persists), the
@@ -21,10 +21,10 @@ impl<S: NodeStore> Tree<S> {
     /// and contents are unchanged; evicted nodes are read back from the store when an
     /// operation reaches them.
     ///
-    /// Both budgets of [`TreeConfig`](super::TreeConfig) apply: the kept nodes are the longest
-    /// prefix of that order within [`TreeConfig::cache_nodes`](super::TreeConfig::cache_nodes)
-    /// nodes and [`TreeConfig::cache_bytes`](super::TreeConfig::cache_bytes) bytes (each
-    /// node counted by [`Node::bytes`]: its arena slot and what it allocates, child lists and
+    /// Both budgets of [`TreeConfig`](crate::TreeConfig) apply: the kept nodes are the longest
+    /// prefix of that order within [`TreeConfig::cache_nodes`](crate::TreeConfig::cache_nodes)
+    /// nodes and [`TreeConfig::cache_bytes`](crate::TreeConfig::cache_bytes) bytes (each
+    /// node counted by its arena slot and what it allocates, child lists and
     /// values included).
     pub fn evict(&mut self) {
         let budget = Budget::of(&self.config);
@@ -43,7 +43,8 @@ impl<S: NodeStore> Tree<S> {
         }
     }
 
-    /// Bytes the node cache holds now (the sum of [`Node::bytes`] over the cached nodes).
+    /// Bytes the node cache holds now, counted as [`TreeConfig::cache_bytes`](crate::TreeConfig::cache_bytes)
+    /// counts them.
     pub fn cache_bytes(&self) -> usize {
         self.arena.bytes()
     }
