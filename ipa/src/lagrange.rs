@@ -35,7 +35,9 @@ pub(crate) fn invert_serial<F: Field>(v: &mut [F]) {
         prefix.push(acc);
         acc *= x;
     }
-    let mut inv = acc.inverse().unwrap_or_default();
+    let mut inv = acc
+        .inverse()
+        .expect("the callers invert non-zero values only (projective Z, domain differences)");
     for (x, before) in v.iter_mut().zip(&prefix).rev() {
         let x_inv = inv * before;
         inv *= *x;

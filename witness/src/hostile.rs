@@ -64,7 +64,10 @@ impl Node {
     }
 
     fn at(&self, z: u8) -> Fr {
-        self.poly.get(usize::from(z)).copied().unwrap_or_default()
+        self.poly
+            .get(usize::from(z))
+            .copied()
+            .expect("a node's polynomial has all 256 evaluations (`poly`)")
     }
 }
 

@@ -73,7 +73,10 @@ pub(super) fn count_bytes<const N: usize>(
     )?;
     let be = wide.to_be_bytes();
     let mut out = [0u8; N];
-    out.copy_from_slice(be.get(8 - N..).unwrap_or(&[]));
+    out.copy_from_slice(
+        be.get(8 - N..)
+            .expect("a count field is at most 8 bytes wide (N ≤ 8)"),
+    );
     Ok(out)
 }
 

@@ -231,7 +231,7 @@ impl FractionalProof {
         let mut witnesses = Vec::with_capacity(witness_count);
         for (index, bytes) in buf
             .get(witness_bytes)
-            .unwrap_or(&[])
+            .expect("`list` took these bytes from the buffer")
             .chunks_exact(32)
             .enumerate()
         {
@@ -267,7 +267,9 @@ impl FractionalProof {
 
     /// Every byte before the multiproof: what the multiproof's transcript absorbs first.
     pub fn body(&self) -> &[u8] {
-        self.buf.get(..self.layout.multiproof_at).unwrap_or(&[])
+        self.buf
+            .get(..self.layout.multiproof_at)
+            .expect("decoding took the multiproof's bytes after this offset")
     }
 
     /// The shard depth (1 or 2).
@@ -311,7 +313,11 @@ impl FractionalProof {
     pub fn siblings(&self) -> impl ExactSizeIterator<Item = &[u8; 32]> + '_ {
         self.siblings
             .clone()
-            .and_then(|r| self.buf.get(r))
+            .map(|r| {
+                self.buf
+                    .get(r)
+                    .expect("decoding took the siblings' bytes from the buffer")
+            })
             .unwrap_or(&[])
             .chunks_exact(32)
             .map(|c| array_at::<32>(c, 0))
