@@ -25,6 +25,8 @@ pub(crate) use adx::Adx;
 #[cfg(all(target_arch = "x86_64", feature = "asm"))]
 pub(crate) mod ifma;
 // Compiled natively too, so that the tests compare it with arkworks on every platform.
+#[cfg(test)]
+mod ifma_model;
 #[cfg(any(target_arch = "wasm32", test))]
 mod limb29;
 #[cfg(any(target_arch = "wasm32", test))]
