@@ -3,23 +3,28 @@
 
 use crate::common::{chain_file, devnet6_genesis, fverkle, json_lines, show};
 
-fn replay_with_cache(dd: &std::path::Path, mode: &str, cache_mb: &str) -> std::process::Output {
-    fverkle()
-        .args([
-            "--json",
-            "replay",
-            "--layout",
-            "legacy",
-            "--chain",
-            "kaustinen6",
-        ])
-        .args(["--mode", mode, "--cache-mb", cache_mb, "--genesis"])
-        .arg(devnet6_genesis())
-        .arg("--datadir")
-        .arg(dd)
-        .arg(chain_file())
-        .output()
-        .unwrap()
+/// Kaustinen6 1..200 into `dd` in `mode`, with `--cache-mb` when given.
+fn replay_with_cache(
+    dd: &std::path::Path,
+    mode: &str,
+    cache_mb: Option<&str>,
+) -> std::process::Output {
+    let mut args = vec![
+        "--json",
+        "replay",
+        "--layout",
+        "legacy",
+        "--chain",
+        "kaustinen6",
+    ];
+    args.extend(["--mode", mode]);
+    if let Some(mb) = cache_mb {
+        args.extend(["--cache-mb", mb]);
+    }
+    let mut cmd = fverkle();
+    cmd.args(args).arg("--genesis").arg(devnet6_genesis());
+    cmd.arg("--datadir").arg(dd).arg(chain_file());
+    cmd.output().unwrap()
 }
 
 #[test]
@@ -27,7 +32,7 @@ fn a_one_mib_node_cache_replays_kaustinen6_with_every_root_checked() {
     let dir = tempfile::tempdir().unwrap();
     for mode in ["single", "fractional"] {
         let dd = dir.path().join(mode);
-        let out = replay_with_cache(&dd, mode, "1");
+        let out = replay_with_cache(&dd, mode, Some("1"));
         assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
         let lines = json_lines(&out);
         let blocks: Vec<_> = lines.iter().filter(|l| l.get("number").is_some()).collect();
@@ -40,22 +45,7 @@ fn a_one_mib_node_cache_replays_kaustinen6_with_every_root_checked() {
         let summary = lines.last().unwrap();
         assert_eq!(summary["height"], 200, "{mode}: {}", show(&out));
         // Resumed with the default budget: nothing left to apply, the same datadir.
-        let again = fverkle()
-            .args([
-                "--json",
-                "replay",
-                "--layout",
-                "legacy",
-                "--chain",
-                "kaustinen6",
-            ])
-            .args(["--mode", mode, "--genesis"])
-            .arg(devnet6_genesis())
-            .arg("--datadir")
-            .arg(&dd)
-            .arg(chain_file())
-            .output()
-            .unwrap();
+        let again = replay_with_cache(&dd, mode, None);
         assert_eq!(again.status.code(), Some(0), "{mode}: {}", show(&again));
     }
 }
@@ -63,7 +53,7 @@ fn a_one_mib_node_cache_replays_kaustinen6_with_every_root_checked() {
 #[test]
 fn cache_mb_must_be_positive_and_needs_a_datadir() {
     let dir = tempfile::tempdir().unwrap();
-    let out = replay_with_cache(&dir.path().join("dd"), "single", "0");
+    let out = replay_with_cache(&dir.path().join("dd"), "single", Some("0"));
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cache-mb"));
     let out = fverkle()

@@ -338,34 +338,20 @@ impl RocksStore {
     /// What RocksDB holds in memory now, summed over the column families (its own
     /// estimates; 0 for a figure it does not report).
     pub fn memory(&self) -> RocksMemory {
-        let mut m = RocksMemory::default();
-        for name in [CF_NODES, CF_META, CF_TOP] {
-            let Some(cf) = self.db.cf_handle(name) else {
-                continue;
-            };
-            let prop = |p: &str| {
-                self.db
-                    .property_int_value_cf(cf, p)
-                    .ok()
-                    .flatten()
-                    .unwrap_or(0)
-            };
-            m.memtables += prop("rocksdb.cur-size-all-mem-tables");
-            m.table_readers += prop("rocksdb.estimate-table-readers-mem");
+        let prop = |name: &str, p: &str| {
+            self.db
+                .cf_handle(name)
+                .and_then(|cf| self.db.property_int_value_cf(cf, p).ok().flatten())
+                .unwrap_or(0)
+        };
+        let sum = |p: &str| [CF_NODES, CF_META, CF_TOP].map(|n| prop(n, p)).iter().sum();
+        RocksMemory {
+            memtables: sum("rocksdb.cur-size-all-mem-tables"),
+            table_readers: sum("rocksdb.estimate-table-readers-mem"),
+            // One block cache serves every column family.
+            block_cache: prop(CF_NODES, "rocksdb.block-cache-usage"),
+            block_cache_pinned: prop(CF_NODES, "rocksdb.block-cache-pinned-usage"),
         }
-        // One block cache serves every column family.
-        if let Some(cf) = self.db.cf_handle(CF_NODES) {
-            let prop = |p: &str| {
-                self.db
-                    .property_int_value_cf(cf, p)
-                    .ok()
-                    .flatten()
-                    .unwrap_or(0)
-            };
-            m.block_cache = prop("rocksdb.block-cache-usage");
-            m.block_cache_pinned = prop("rocksdb.block-cache-pinned-usage");
-        }
-        m
     }
 
     /// Whether node records at depth ≤ `TOP_PATH_LEN` have their own column family (every

@@ -337,8 +337,8 @@ mod tests {
         (t.arena.internal_count(), stamps)
     }
 
-    #[test]
-    fn leaf_eviction_matches_the_general_walk() {
+    /// Six persisted blocks of 300 scattered keys, in memory.
+    fn six_blocks() -> Tree {
         let mut t = Tree::new();
         for b in 0..6u32 {
             t.apply((0..300u32).map(|i| {
@@ -349,6 +349,12 @@ mod tests {
             .unwrap();
             t.persist().unwrap();
         }
+        t
+    }
+
+    #[test]
+    fn leaf_eviction_matches_the_general_walk() {
+        let mut t = six_blocks();
         let internal = t.arena.internal_count();
         assert!(internal > 100, "{internal}");
         for budget in [
@@ -384,16 +390,7 @@ mod tests {
     /// the general walk agree, the kept nodes fit, and the root is unchanged.
     #[test]
     fn byte_budgets_keep_the_most_wanted_nodes_that_fit() {
-        let mut t = Tree::new();
-        for b in 0..6u32 {
-            t.apply((0..300u32).map(|i| {
-                let n = (b * 300 + i).wrapping_mul(2_654_435_761);
-                let k: TreeKey = std::array::from_fn(|j| (n >> (j % 4 * 8)) as u8 ^ (j as u8));
-                (k, Some([b as u8; 32]))
-            }))
-            .unwrap();
-            t.persist().unwrap();
-        }
+        let t = six_blocks();
         // Clones allocate lists at their length: measure a clone, as the evictions run on clones.
         let mut t = t.clone();
         let internal = t.arena.internal_bytes();
