@@ -66,6 +66,8 @@ pub mod once;
 mod prepared;
 mod scalar;
 mod sqrt;
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
+mod sqrt_lanes;
 mod threads;
 
 pub use element::{DecodeError, Element, MTF_CHUNK};

@@ -28,11 +28,11 @@ use crate::Fq;
 const WINDOW: u32 = 5;
 
 /// A fixed exponent as a left-to-right schedule of `(squarings, odd digit)` steps.
-struct Schedule {
+pub(crate) struct Schedule {
     /// The leading odd digit (the accumulator's starting value).
-    first: u8,
+    pub(crate) first: u8,
     /// Then, per step: square `.0` times and multiply by `x^.1` when `.1 != 0`.
-    steps: Vec<(u32, u8)>,
+    pub(crate) steps: Vec<(u32, u8)>,
 }
 
 impl Schedule {
@@ -97,16 +97,16 @@ impl Schedule {
 }
 
 /// Precomputed schedules and discrete-log tables.
-struct Tables {
+pub(crate) struct Tables {
     /// `(m − 1)/2`.
-    half_m: Schedule,
+    pub(crate) half_m: Schedule,
     /// `t[k][j] = g^(−j·2^(8k))`.
     t: [[Fq; 256]; 4],
     /// `(first limb of t[3][j], j)` sorted, to find `j` from `g^(−j·2²⁴)`.
     lookup: Vec<(u64, u8)>,
 }
 
-fn tables() -> &'static Tables {
+pub(crate) fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
         let mut p_minus_1 = Fq::MODULUS;
@@ -154,7 +154,7 @@ impl Tables {
     }
 
     /// `g^(−e)` for a 32-bit `e`.
-    fn g_neg_pow<M: FieldMul>(&self, m: M, e: u32) -> Fq {
+    pub(crate) fn g_neg_pow<M: FieldMul>(&self, m: M, e: u32) -> Fq {
         let b = e.to_le_bytes();
         let lo = m.mul(&self.t[0][b[0] as usize], &self.t[1][b[1] as usize]);
         let hi = m.mul(&self.t[2][b[2] as usize], &self.t[3][b[3] as usize]);
@@ -162,7 +162,7 @@ impl Tables {
     }
 
     /// `log_g τ` for `τ` in the order-2³² group.
-    fn dlog<M: FieldMul>(&self, m: M, tau: &Fq) -> u32 {
+    pub(crate) fn dlog<M: FieldMul>(&self, m: M, tau: &Fq) -> u32 {
         // pw[k] = τ^(2^(8k)).
         let mut pw = [*tau; 4];
         for k in 1..4 {
@@ -194,6 +194,7 @@ impl Tables {
 
 /// `√(u/v)` when `v ≠ 0` and `u/v` is a square (either root); `None` otherwise.
 pub(crate) fn sqrt_ratio(u: &Fq, v: &Fq) -> Option<Fq> {
+    // The 8-lane version (`sqrt_lanes`) treats zero inputs the same way.
     if v.is_zero() {
         return None;
     }

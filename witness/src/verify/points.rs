@@ -109,15 +109,7 @@ pub(super) fn decode_chunk(
     fields: &mut [Fr],
 ) -> FirstError {
     DECOMPRESSED.fetch_add(encodings.len(), AtomicOrdering::Relaxed);
-    let mut first = None;
-    for (i, (enc, slot)) in encodings.iter().zip(elements.iter_mut()).enumerate() {
-        match Element::from_bytes(*enc) {
-            Ok(e) => *slot = e,
-            Err(e) => {
-                first = first.or(Some((i, e)));
-            }
-        }
-    }
+    let first = Element::decode_into(encodings, elements);
     Element::batch_map_to_scalar_field_into(elements, fields);
     first
 }
