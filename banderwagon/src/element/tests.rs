@@ -339,7 +339,22 @@ fn batch_decoding_agrees_with_one_by_one_at_every_position() {
             ),
         }
     };
-    for len in 0..=40 {
+    // Both paths: the lanes (where the processor has them) and the scalar one. The switch is
+    // global; other tests running meanwhile get the same results on either path.
+    for lanes in [true, false] {
+        crate::use_lanes(lanes);
+        check_all(&good, &bad, &check);
+    }
+    crate::use_lanes(true);
+}
+
+/// `check` on every prefix of `good`, with each `bad` encoding at every position.
+fn check_all(
+    good: &[[u8; 32]],
+    bad: &std::collections::BTreeMap<String, [u8; 32]>,
+    check: &dyn Fn(&[[u8; 32]]),
+) {
+    for len in 0..=good.len() {
         check(&good[..len]);
         for b in bad.values() {
             for at in 0..len {
