@@ -89,11 +89,24 @@ fn fq_from_be_bytes_canonical(bytes: &[u8; 32]) -> Option<Fq> {
 /// `y² = u/v` with `u = 1 − a·x²`, `v = 1 − d·x²`: one exponentiation gives `√(u/v)`
 /// without an inversion (see `sqrt.rs`); a second one gives the Legendre symbol of `u`.
 fn decode_x(x: &Fq) -> Result<Fq, DecodeError> {
+    let (u, v) = curve_uv(x);
+    positive_y(&u, crate::sqrt::sqrt_ratio(&u, &v))
+}
+
+/// `(u, v) = (1 − a·x², 1 − d·x²)`: the curve point with this `x` has `y² = u/v`.
+fn curve_uv(x: &Fq) -> (Fq, Fq) {
     let x2 = x.square();
-    let u = Fq::one() - BandersnatchConfig::COEFF_A * x2;
-    let v = Fq::one() - BandersnatchConfig::COEFF_D * x2;
-    let y = crate::sqrt::sqrt_ratio(&u, &v).ok_or(DecodeError::NotOnCurve)?;
-    if !crate::sqrt::is_nonzero_square(&u) {
+    (
+        Fq::one() - BandersnatchConfig::COEFF_A * x2,
+        Fq::one() - BandersnatchConfig::COEFF_D * x2,
+    )
+}
+
+/// The rest of [`decode_x`] once `root = √(u/v)` is known (`None`: off the curve): the
+/// subgroup check on `u`, then the positive root.
+fn positive_y(u: &Fq, root: Option<Fq>) -> Result<Fq, DecodeError> {
+    let y = root.ok_or(DecodeError::NotOnCurve)?;
+    if !crate::sqrt::is_nonzero_square(u) {
         return Err(DecodeError::NotInSubgroup);
     }
     Ok(if is_positive(&y) { y } else { -y })
@@ -253,28 +266,16 @@ impl Element {
             // non-canonical x take x = 0 and are not used.
             let xs: [Option<Fq>; LANES] =
                 core::array::from_fn(|i| group.get(i).and_then(|e| fq_from_be_bytes_canonical(e)));
-            let uv = |i: usize| {
-                let x2 = xs[i].unwrap_or_default().square();
-                (
-                    Fq::one() - BandersnatchConfig::COEFF_A * x2,
-                    Fq::one() - BandersnatchConfig::COEFF_D * x2,
-                )
-            };
-            let u: [Fq; LANES] = core::array::from_fn(|i| uv(i).0);
-            let v: [Fq; LANES] = core::array::from_fn(|i| uv(i).1);
+            let uv: [(Fq, Fq); LANES] =
+                core::array::from_fn(|i| curve_uv(&xs[i].unwrap_or_default()));
+            let u: [Fq; LANES] = core::array::from_fn(|i| uv[i].0);
+            let v: [Fq; LANES] = core::array::from_fn(|i| uv[i].1);
             let ys = sqrt_ratio8(ifma, &u, &v);
             for (i, slot) in slots.iter_mut().enumerate() {
-                let decoded = match (xs[i], ys[i]) {
-                    (None, _) => Err(DecodeError::NotCanonical),
-                    (Some(_), None) => Err(DecodeError::NotOnCurve),
-                    (Some(_), Some(_)) if !crate::sqrt::is_nonzero_square(&u[i]) => {
-                        Err(DecodeError::NotInSubgroup)
-                    }
-                    (Some(x), Some(y)) => {
-                        let y = if is_positive(&y) { y } else { -y };
-                        Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
-                    }
-                };
+                let decoded = xs[i].ok_or(DecodeError::NotCanonical).and_then(|x| {
+                    let y = positive_y(&u[i], ys[i])?;
+                    Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
+                });
                 match decoded {
                     Ok(p) => *slot = p,
                     Err(err) => {

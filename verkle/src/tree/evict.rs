@@ -30,12 +30,14 @@ impl<S: NodeStore> Tree<S> {
         let budget = Budget::of(&self.config);
         if self.arena.get(self.root).flags() & (DIRTY | UNSAVED) != 0
             || !self.pending_deletes.is_empty()
-            || (self.arena.live() <= budget.nodes && self.arena.bytes() <= budget.bytes)
+            || (self.arena.live() <= budget.nodes
+                && (budget.bytes == usize::MAX || self.arena.bytes() <= budget.bytes))
         {
             return;
         }
+        // The byte sums are passes over the cache: skipped when there is no byte limit.
         if self.arena.internal_count() <= budget.nodes / 2
-            && self.arena.internal_bytes() <= budget.bytes / 2
+            && (budget.bytes == usize::MAX || self.arena.internal_bytes() <= budget.bytes / 2)
         {
             self.evict_leaves(budget);
         } else {
