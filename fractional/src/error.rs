@@ -46,6 +46,20 @@ pub enum FractionalError {
         /// The node's path.
         path: Vec<u8>,
     },
+    /// The proof's deletions leave the collapse of the internal node at `path` undecided
+    /// and no child of it can be read to decide it (a tree inconsistent with its
+    /// commitments).
+    #[error(
+        "deletions under the internal node at path {path:02x?}: its collapse cannot be proven"
+    )]
+    UndecidedCollapse {
+        /// The node's path.
+        path: Vec<u8>,
+    },
+    /// The proof just built does not verify against the tree's own root (a tree
+    /// inconsistent with its commitments).
+    #[error("the fractional proof just built does not verify: {0}")]
+    SelfCheck(Box<dyn std::error::Error + Send + Sync>),
     /// The proof has more items of one kind than its 16-bit wire count can hold; prove
     /// fewer keys at a time.
     #[error("fractional proof too large: {count} {what} (the wire format holds at most 65,535)")]

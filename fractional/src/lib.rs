@@ -30,6 +30,7 @@ mod sharded;
 pub mod store;
 
 pub use error::FractionalError;
+pub use prove::KeyOp;
 pub use shard::{ShardConfig, ShardDepth};
 pub use sharded::{ApplyReport, ShardedTree};
 /// A fractional proof as the prover builds it; `to_bytes()` gives the wire form

@@ -1,7 +1,7 @@
 //! Proofs from the sharded tree: standard execution witnesses (byte-identical to a single
 //! tree's) and fractional proofs (`spec/FRACTIONAL.md` §4).
 
-use banderwagon::arith::One;
+use banderwagon::arith::{One, Zero};
 use verkle::keys::{TreeKey, Value};
 use verkle::proof::{
     execution_witness, multiproof_bytes_with, HypertreeOpenings, HypertreeProofError, OpenedNode,
@@ -152,19 +152,106 @@ impl ShardedTree {
     }
 
     /// The fractional proof of `keys` (duplicates allowed, any order; `Some` = the value the
-    /// block writes, a set — a witness carries no deletion) against both
-    /// [`ShardedTree::canonical_root`] and, when `coordinator_path`,
-    /// [`ShardedTree::coordinator_root`] (`spec/FRACTIONAL.md` §4.4). Encode it with
-    /// [`OwnedFractionalProof::to_bytes`]; a light client checks it with
-    /// `witness::fractional::verify_fractional`.
+    /// block writes, `None` = a read) against both [`ShardedTree::canonical_root`] and, when
+    /// `coordinator_path`, [`ShardedTree::coordinator_root`] (`spec/FRACTIONAL.md` §4.4).
+    /// [`ShardedTree::prove_fractional_ops`] can delete keys as well.
     pub fn prove_fractional(
         &mut self,
         keys: &[(TreeKey, Option<Value>)],
         coordinator_path: bool,
     ) -> Result<OwnedFractionalProof, FractionalError> {
-        if keys.is_empty() {
+        let ops: Vec<(TreeKey, KeyOp)> = keys
+            .iter()
+            .map(|(k, v)| (*k, v.map_or(KeyOp::Read, KeyOp::Set)))
+            .collect();
+        self.prove_fractional_ops(&ops, coordinator_path)
+    }
+
+    /// The fractional proof of `ops` (duplicates allowed, any order; for a key listed more
+    /// than once the last op counts) against both [`ShardedTree::canonical_root`] and, when
+    /// `coordinator_path`, [`ShardedTree::coordinator_root`] (`spec/FRACTIONAL.md` §4.4).
+    /// Encode it with [`OwnedFractionalProof::to_bytes`]; a light client checks it with
+    /// `witness::fractional::verify_fractional` and computes the roots after its writes
+    /// with `post_roots`.
+    ///
+    /// Deleting a key that is absent proves its absence and writes nothing. When deletions
+    /// empty the proven children of an internal node that has others, the proof reads one
+    /// more key, `P ‖ j ‖ 0…0` with suffix 0 under one of those children `j`, so that the
+    /// verifier can tell whether the node gives way to a lone leaf (§5.1); the proof then
+    /// covers that key too.
+    pub fn prove_fractional_ops(
+        &mut self,
+        ops: &[(TreeKey, KeyOp)],
+        coordinator_path: bool,
+    ) -> Result<OwnedFractionalProof, FractionalError> {
+        if ops.is_empty() {
             return Err(FractionalError::NoKeys);
         }
+        let mut last: std::collections::BTreeMap<TreeKey, KeyOp> = Default::default();
+        for (k, op) in ops {
+            last.insert(*k, *op);
+        }
+        let deletes: Vec<TreeKey> = last
+            .iter()
+            .filter(|(_, op)| matches!(op, KeyOp::Delete))
+            .map(|(k, _)| *k)
+            .collect();
+        let mut keys: Vec<(TreeKey, Option<Value>)> = last
+            .iter()
+            .map(|(k, op)| match op {
+                KeyOp::Set(v) => (*k, Some(*v)),
+                KeyOp::Read | KeyOp::Delete => (*k, None),
+            })
+            .collect();
+        // Each round adds a read under a node the previous proof left undecided; a node
+        // is decided once one of its children is proven, so the rounds are bounded by the
+        // internal nodes above the deleted stems.
+        let rounds = deletes.len().saturating_mul(STEM_DEPTH) + 1;
+        for _ in 0..rounds {
+            let (proof, nodes) = self.fractional_proof(&keys, &deletes, coordinator_path)?;
+            if !proof
+                .stems
+                .iter()
+                .any(|s| s.suffixes.iter().any(|d| d.deleted))
+            {
+                return Ok(proof);
+            }
+            let Some(path) = undecided_node(&proof)? else {
+                return Ok(proof);
+            };
+            let node = nodes
+                .iter()
+                .find(|n| n.path == path)
+                .ok_or_else(|| FractionalError::UndecidedCollapse { path: path.clone() })?;
+            let child = (0..=255u8)
+                .find(|&j| {
+                    let mut child_path = path.clone();
+                    child_path.push(j);
+                    node.poly.get(usize::from(j)).is_some_and(|y| !y.is_zero())
+                        && !nodes.iter().any(|n| n.path == child_path)
+                })
+                .ok_or_else(|| FractionalError::UndecidedCollapse { path: path.clone() })?;
+            let mut key: TreeKey = [0u8; 32];
+            let at = path.len();
+            if at >= STEM_DEPTH {
+                return Err(FractionalError::UndecidedCollapse { path });
+            }
+            key[..at].copy_from_slice(&path);
+            key[at] = child;
+            keys.push((key, None));
+            keys.sort_by_key(|w| w.0);
+        }
+        Err(FractionalError::UndecidedCollapse { path: Vec::new() })
+    }
+
+    /// One fractional proof of `keys`, the keys of `deletes` that are present marked
+    /// deleted, with the opened nodes it was built from.
+    fn fractional_proof(
+        &mut self,
+        keys: &[(TreeKey, Option<Value>)],
+        deletes: &[TreeKey],
+        coordinator_path: bool,
+    ) -> Result<(OwnedFractionalProof, Vec<OpenedNode>), FractionalError> {
         let depth = self.config.depth;
         let (stems, mut nodes, other_stems) = self.proven_tree(keys)?;
         let internal_witnesses = add_internal_witnesses(&stems, &mut nodes)?;
@@ -186,10 +273,18 @@ impl ShardedTree {
                     suffixes: st
                         .suffixes
                         .into_iter()
-                        .map(|(suffix, current_value, new_value)| OwnedFractionalSuffix {
-                            suffix,
-                            current_value,
-                            new_value,
+                        .map(|(suffix, current_value, new_value)| {
+                            let mut key: TreeKey = [0u8; 32];
+                            key[..STEM_DEPTH].copy_from_slice(&st.stem);
+                            key[STEM_DEPTH] = suffix;
+                            OwnedFractionalSuffix {
+                                suffix,
+                                current_value,
+                                new_value,
+                                // Deleting an absent key writes nothing.
+                                deleted: current_value.is_some()
+                                    && deletes.binary_search(&key).is_ok(),
+                            }
                         })
                         .collect(),
                 })
@@ -205,7 +300,37 @@ impl ShardedTree {
         let body = proof.to_bytes().map_err(FractionalError::Encode)?;
         let body = body.get(..body.len() - MULTIPROOF_LEN).unwrap_or(&[]);
         proof.multiproof = multiproof_bytes_with(&mut start_transcript(body), &nodes);
-        Ok(proof)
+        Ok((proof, nodes))
+    }
+}
+
+/// What a fractional proof does with one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOp {
+    /// Prove its current value (or absence).
+    Read,
+    /// Prove its current value and write this one.
+    Set(Value),
+    /// Prove its current value and delete it.
+    Delete,
+}
+
+/// Length of a stem: the deepest a node can be.
+const STEM_DEPTH: usize = 31;
+
+/// The internal node whose collapse the proof's writes leave undecided, if any: the
+/// verifier's own post-state computation over the proof, verified against its own root.
+fn undecided_node(proof: &OwnedFractionalProof) -> Result<Option<Vec<u8>>, FractionalError> {
+    use witness::fractional::{verify_fractional_bytes, Anchor, FractionalVerifyError};
+    let bytes = proof.to_bytes().map_err(FractionalError::Encode)?;
+    let verified = verify_fractional_bytes(bytes.into(), &Anchor::StateRoot(proof.root))
+        .map_err(|e| FractionalError::SelfCheck(Box::new(e)))?;
+    match verified.post_roots() {
+        Ok(_) => Ok(None),
+        Err(FractionalVerifyError::PostState(witness::PostStateError::CollapseUnresolved {
+            path,
+        })) => Ok(Some(path.as_bytes().to_vec())),
+        Err(e) => Err(FractionalError::SelfCheck(Box::new(e))),
     }
 }
 

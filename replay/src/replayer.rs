@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use fractional::KeyOp;
 use serde_json::json;
 use tracing::warn;
 use verkle::keys::{Layout, TreeKey, Value};
@@ -159,16 +160,16 @@ impl<'a> Replayer<'a> {
             return Ok(None);
         };
         let t = Instant::now();
-        let mut keys: BTreeMap<TreeKey, Option<Value>> = BTreeMap::new();
+        let mut keys: BTreeMap<TreeKey, KeyOp> = BTreeMap::new();
         for s in b.witness.state_diff().iter() {
             for d in s.suffix_diffs.iter() {
-                keys.insert(stem_key(s.stem, d.suffix), None);
+                keys.insert(stem_key(s.stem, d.suffix), KeyOp::Read);
             }
         }
         for (k, v) in writes {
-            keys.insert(*k, *v);
+            keys.insert(*k, v.map_or(KeyOp::Delete, KeyOp::Set));
         }
-        let keys: Vec<(TreeKey, Option<Value>)> = keys.into_iter().collect();
+        let keys: Vec<(TreeKey, KeyOp)> = keys.into_iter().collect();
         let Some(proof) = self.state.prove_fractional(&keys, true)? else {
             bail!("--proofs needs a sharded state (--mode fractional)");
         };

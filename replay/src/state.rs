@@ -60,12 +60,11 @@ pub trait State {
     /// An execution witness proving the current values of `keys`, carrying the given new
     /// values (`None` = read only).
     fn prove(&mut self, keys: &[(TreeKey, Option<Value>)]) -> Result<OwnedExecutionWitness>;
-    /// A fractional proof of `keys` (with the new values they are written, `None` = read
-    /// only) against the canonical root and, with `coordinator_path`, the coordinator root
-    /// (`None` for a single tree).
+    /// A fractional proof of `ops` (reads, writes and deletions) against the canonical root
+    /// and, with `coordinator_path`, the coordinator root (`None` for a single tree).
     fn prove_fractional(
         &mut self,
-        _keys: &[(TreeKey, Option<Value>)],
+        _ops: &[(TreeKey, fractional::KeyOp)],
         _coordinator_path: bool,
     ) -> Result<Option<fractional::OwnedFractionalProof>> {
         Ok(None)
@@ -243,9 +242,9 @@ impl State for FracState {
 
     fn prove_fractional(
         &mut self,
-        keys: &[(TreeKey, Option<Value>)],
+        ops: &[(TreeKey, fractional::KeyOp)],
         coordinator_path: bool,
     ) -> Result<Option<fractional::OwnedFractionalProof>> {
-        Ok(Some(self.tree.prove_fractional(keys, coordinator_path)?))
+        Ok(Some(self.tree.prove_fractional_ops(ops, coordinator_path)?))
     }
 }

@@ -184,7 +184,8 @@ def fractional_case(inp):
         return invalid(e.rule)
     post_root, post_coordinator = v.post_roots()
     keys = [{"key": hx(k), "current_value": None if cur is None else hx(cur),
-             "new_value": None if new is None else hx(new)} for k, cur, new in v.keys()]
+             "new_value": None if new is None else hx(new), "deleted": gone}
+            for k, cur, new, gone in v.keys()]
     shards = [{"index": i, "commitment": hx(c)} for i, c in v.shards]
     return valid(keys=keys, shards=shards, openings=v.openings, state_root=hx(v.root),
                  coordinator_root=None if v.coordinator is None else hx(v.coordinator),

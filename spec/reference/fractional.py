@@ -103,11 +103,13 @@ class _Reader:
 
 class Decoded:
     """§4.1: the standard witness `witness`, plus `depth`, `flags`, `root` (compressed R),
-    `internal_witnesses` (scalars), `siblings` (None when not carried) and `digest`, the
-    SHA-256 of every byte before the multiproof (§4.4)."""
+    `internal_witnesses` (scalars), `siblings` (None when not carried), `digest`, the
+    SHA-256 of every byte before the multiproof (§4.4), and `deleted`, the keys the proof
+    deletes."""
 
-    def __init__(self, depth, flags, root, witness, internal_witnesses, siblings, digest):
+    def __init__(self, depth, flags, root, witness, internal_witnesses, siblings, digest, deleted):
         self.depth, self.flags, self.root = depth, flags, root
+        self.deleted = deleted
         self.witness = witness
         self.internal_witnesses = internal_witnesses
         self.siblings = siblings
@@ -132,6 +134,7 @@ def decode(buf):
     r.room(n, MIN_STEM_LEN, "stems")
     statuses = r.take(n, "status bytes")
     state_diff = []
+    deleted = set()  # keys whose presence bit 2 is set
     for k in range(n):
         stem = r.take(31, f"stem {k}")
         m = r.uint(1, f"stem {k} suffix count") + 1
@@ -140,11 +143,13 @@ def decode(buf):
         for _ in range(m):
             suffix = r.uint(1, f"stem {k} suffix")
             presence = r.uint(1, f"stem {k} presence")
-            if presence & 0xFC:
+            if presence & 0xF8 or (presence & 4 and presence & 3 != 1):
                 raise Invalid("fractional.presence", f"stem {k}, suffix {suffix}")
             current = r.take(32, "current value") if presence & 1 else None
             new = r.take(32, "new value") if presence & 2 else None
             diffs.append(SuffixDiff(suffix, current, new))
+            if presence & 4:
+                deleted.add(stem + bytes([suffix]))
         state_diff.append(StemDiff(stem, diffs))
     others = r.items(r.uint(2, "other stem count"), 31, "other stems")
     comms = r.items(r.uint(4, "commitment count"), 32, "commitments")
@@ -175,7 +180,7 @@ def decode(buf):
         mp[544:],
     )
     digest = hashlib.sha256(buf[:body]).digest()
-    return Decoded(depth, flags, root, w, witnesses, siblings, digest)
+    return Decoded(depth, flags, root, w, witnesses, siblings, digest, frozenset(deleted))
 
 
 # §4.2: the shard commitments, read off a tree.
@@ -227,16 +232,18 @@ class VerifiedFractional:
         self.openings = openings
 
     def keys(self):
-        """[(key, current value | None, new value | None)] in proof order."""
+        """[(key, current value | None, new value | None, deleted)] in proof order."""
         return [
-            (s.stem + bytes([d.suffix]), d.current_value, d.new_value)
+            (k, d.current_value, d.new_value, k in self.decoded.deleted)
             for s in self.decoded.witness.state_diff
             for d in s.suffix_diffs
+            for k in [s.stem + bytes([d.suffix])]
         ]
 
     def post_roots(self):
-        """§5.1: (canonical post-state root, post-state coordinator root or None)."""
-        changed, built = apply_writes(self.verified)
+        """§5.1: (canonical post-state root, post-state coordinator root or None). Raises
+        post_state.Undecided when the deletions leave a collapse undecided (F-DEL)."""
+        changed, built, kinds = apply_writes(self.verified, self.decoded.deleted)
         root = curve.encode(changed[b""]) if b"" in changed else self.root
         if self.decoded.siblings is None:
             return root, None
@@ -248,6 +255,9 @@ class VerifiedFractional:
                 return kind, curve.encode(point), stem, True
             if parent is not None and parent[3]:
                 return "empty", IDENTITY, None, False  # a built node has only built children
+            if path in kinds:
+                kind, point, stem = kinds[path]  # removed, or a leaf that rose here
+                return kind, IDENTITY if kind == "empty" else curve.encode(point), stem, False
             node = nodes[path]
             if node.kind == "empty":
                 return "empty", IDENTITY, None, False

@@ -237,7 +237,7 @@ def prove(stems, depth, keys, carry=True):
     t = Tree()
     t.stems = after
     expect = {
-        "keys": [(s + bytes([x]), cur, new) for s, _, diffs in entries for x, cur, new in diffs],
+        "keys": [(s + bytes([x]), cur, new, False) for s, _, diffs in entries for x, cur, new in diffs],
         "shards": [(i, tops.get(i, bytes(32))) for i in shards],
         "openings": len(openings),
         "witnesses": len(witnesses),
@@ -492,9 +492,9 @@ class FractionalTest(unittest.TestCase):
             v = got["value"]
             self.assertEqual(v["keys"], [
                 {"key": "0x" + stem(0x10, 0x00).hex() + "00",
-                 "current_value": "0x" + value(1).hex(), "new_value": None},
+                 "current_value": "0x" + value(1).hex(), "new_value": None, "deleted": False},
                 {"key": "0x" + stem(0x10, 0x05).hex() + "00",
-                 "current_value": None, "new_value": "0x" + value(0x71).hex()},
+                 "current_value": None, "new_value": "0x" + value(0x71).hex(), "deleted": False},
             ])
             self.assertEqual(v["shards"], [{"index": i, "commitment": "0x" + c.hex()}
                                            for i, c in expect["shards"]])

@@ -554,6 +554,8 @@ fn fractional_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorErro
             show(k.new_value.as_ref()),
             want_opt(w, "new_value")?,
         )?;
+        let deleted = w.get("deleted")?;
+        expect_eq(&deleted.at, k.deleted, deleted.bool()?)?;
     }
     let shards = out.get("shards")?;
     let want_shards = shards

@@ -10,7 +10,12 @@
 //!   subtree, with internal nodes wherever two of their stems share a prefix;
 //! - every internal node above a changed child by `Δmtf(child)·G_{index}`, up to the root.
 //!
-//! Nothing is deleted: a witness writes values, never removes them.
+//! A standard witness writes values and never removes them. A fractional proof can delete
+//! keys (`spec/FRACTIONAL.md` §5.1): a leaf left with no value is removed (its commitment
+//! after the writes is `1·G0 + stem·G1`), and an internal node left with one leaf and no
+//! other child gives way to that leaf, or with no child at all is removed, keeping the tree
+//! compact. Whether such a node has children the proof does not open is read off its
+//! commitment: it has none exactly when the proven children's values commit to it.
 //!
 //! The stems' new leaves are computed independently, and so are the parents at each level,
 //! on rayon threads when there are several; every `Σ δ·G` is one multi-scalar
@@ -55,6 +60,18 @@ pub enum PostStateError {
         path: NodePath,
         /// What kind of node was needed.
         wanted: NodeKind,
+    },
+    /// The writes remove every proven child of the internal node at `path`, whose
+    /// commitment says it has other children, and the proof opens none of them: whether
+    /// the node gives way to a lone leaf is not decided (`spec/FRACTIONAL.md` §5.1). A
+    /// prover adds a read under one of those children.
+    #[error(
+        "the writes empty the proven children of the internal node at {path}, which has \
+         children the proof does not open"
+    )]
+    CollapseUnresolved {
+        /// The internal node.
+        path: NodePath,
     },
     /// Two leaves to place under one slot have the same stem. Unreachable for a witness
     /// that [`verify`](crate::verify) accepted.
@@ -111,14 +128,44 @@ impl Generators {
 
 /// A node of the tree after the writes that differs from the proven one (or is new).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct PostNode {
-    /// Its commitment after the writes.
-    pub commitment: Element,
-    /// `Some(stem)` for a leaf, `None` for an internal node.
-    pub leaf_stem: Option<[u8; STEM_LEN]>,
-    /// Built by the writes (a subtree under a proven slot): it has no child but those the
-    /// writes built. Otherwise a proven node whose untouched children keep their commitments.
-    pub fresh: bool,
+pub(crate) enum PostNode {
+    /// The slot is empty after the writes (its leaf or internal node was removed).
+    Empty,
+    /// A leaf holding `stem`.
+    Leaf {
+        stem: [u8; STEM_LEN],
+        commitment: Element,
+    },
+    /// An internal node. `fresh` when the writes built it (a subtree under a proven slot):
+    /// it has no child but those the writes built. Otherwise a proven node whose untouched
+    /// children keep their commitments.
+    Internal { commitment: Element, fresh: bool },
+}
+
+impl PostNode {
+    fn commitment(&self) -> Element {
+        match self {
+            PostNode::Empty => Element::identity(),
+            PostNode::Leaf { commitment, .. } | PostNode::Internal { commitment, .. } => {
+                *commitment
+            }
+        }
+    }
+
+    /// The proven node as it is before the writes.
+    fn from_proven(n: &ProvenNode) -> PostNode {
+        match (n.kind, n.leaf_stem) {
+            (NodeKind::Leaf, Some(stem)) => PostNode::Leaf {
+                stem,
+                commitment: n.commitment,
+            },
+            (NodeKind::Internal, _) => PostNode::Internal {
+                commitment: n.commitment,
+                fresh: false,
+            },
+            _ => PostNode::Empty,
+        }
+    }
 }
 
 /// Where the post-state computation reports the nodes it changes or builds (`None`: it
@@ -154,21 +201,19 @@ fn post_state_commitment_with(
     let stems: Vec<(usize, &ProvenStem)> = v.stems().iter().enumerate().collect();
     let updates = map_in_order(&stems, |&(stem_index, s)| stem_update(v, &g, stem_index, s));
 
-    // New commitments of leaves and slots, by path.
-    let mut changed: BTreeMap<NodePath, Element> = BTreeMap::new();
+    // The nodes after the writes at the paths of leaves and slots, by path.
+    let mut changed: BTreeMap<NodePath, PostNode> = BTreeMap::new();
     // New leaves of absent stems, by the proven slot (empty or other stem's leaf) they go in.
     let mut placed: BTreeMap<NodePath, Vec<([u8; STEM_LEN], Element)>> = BTreeMap::new();
     for update in updates {
         match update? {
             None => {}
             Some(StemUpdate::Present { path, stem, leaf }) => {
-                changed.insert(path, leaf);
-                let node = PostNode {
-                    commitment: leaf,
-                    leaf_stem: Some(stem),
-                    fresh: false,
+                let node = match leaf {
+                    Some(commitment) => PostNode::Leaf { stem, commitment },
+                    None => PostNode::Empty,
                 };
-                record(out, path, node);
+                changed.insert(path, node);
             }
             Some(StemUpdate::Placed { path, stem, leaf }) => {
                 placed.entry(path).or_default().push((stem, leaf));
@@ -184,9 +229,13 @@ fn post_state_commitment_with(
         match (slot.kind, slot.leaf_stem) {
             (NodeKind::Empty, _) => {}
             (NodeKind::Leaf, Some(stem)) => {
-                // The leaf already there (updated above if its stem is present and written).
-                let current = changed.get(&path).copied().unwrap_or(slot.commitment);
-                leaves.push((stem, current));
+                // The leaf already there, as the writes left it (updated or removed above
+                // if its stem is present and written).
+                match changed.get(&path) {
+                    None => leaves.push((stem, slot.commitment)),
+                    Some(PostNode::Leaf { commitment, .. }) => leaves.push((stem, *commitment)),
+                    Some(_) => {}
+                }
             }
             _ => {
                 return Err(PostStateError::MissingNode {
@@ -196,20 +245,21 @@ fn post_state_commitment_with(
             }
         }
         leaves.sort_unstable_by_key(|(stem, _)| *stem);
-        let subtree = subtree_commitment(&g, path, &leaves, out)?;
+        let subtree = subtree(&g, path, &leaves, out)?;
         changed.insert(path, subtree);
     }
 
     propagate(v, &g, changed, out)
 }
 
-/// What writing one stem's `new_value`s does below the proven internal nodes.
+/// What writing one stem's `new_value`s (and deletions) does below the proven internal
+/// nodes.
 enum StemUpdate {
-    /// The present stem's leaf at `path` has a new commitment.
+    /// The present stem's leaf at `path` has a new commitment, or (`None`) no value left.
     Present {
         path: NodePath,
         stem: [u8; STEM_LEN],
-        leaf: Element,
+        leaf: Option<Element>,
     },
     /// The absent stem gets a new leaf, to be placed under the proven slot at `path`.
     Placed {
@@ -228,7 +278,7 @@ fn stem_update(
 ) -> Result<Option<StemUpdate>, PostStateError> {
     let writes: Vec<&ProvenKey> = keys_of(v.keys(), stem_index)
         .iter()
-        .filter(|k| k.new_value.is_some())
+        .filter(|k| k.new_value.is_some() || k.deleted)
         .collect();
     if writes.is_empty() {
         return Ok(None);
@@ -261,6 +311,7 @@ fn stem_update(
                 let mut value_deltas = Vec::with_capacity(2 * in_half.len());
                 for k in in_half {
                     let (old_low, old_high) = value_halves(k.current_value.as_ref());
+                    // A deleted key has no new value: its halves go to zero.
                     let (new_low, new_high) = value_halves(k.new_value.as_ref());
                     let z = 2 * usize::from(k.suffix % 128);
                     value_points.extend([g.get(z), g.get(z + 1)]);
@@ -271,10 +322,19 @@ fn stem_update(
                 points.push(g.get(2 + usize::from(half)));
                 deltas.push(new_tree.map_to_scalar_field() - tree.field);
             }
+            let new_leaf = leaf.commitment + vartime_multi_scalar_mul(&points, &deltas);
+            // A leaf with no value left commits to its marker and stem alone (both suffix
+            // trees the identity, whose field value is 0): it is removed.
+            let emptied = writes.iter().any(|k| k.deleted)
+                && new_leaf
+                    == vartime_multi_scalar_mul(
+                        &[g.get(0), g.get(1)],
+                        &[Fr::one(), stem_field(&s.stem)],
+                    );
             Ok(Some(StemUpdate::Present {
                 path,
                 stem: s.stem,
-                leaf: leaf.commitment + vartime_multi_scalar_mul(&points, &deltas),
+                leaf: (!emptied).then_some(new_leaf),
             }))
         }
         ExtensionStatus::AbsentEmpty | ExtensionStatus::AbsentOther => {
@@ -329,26 +389,25 @@ fn new_leaf(g: &Generators, stem: &[u8; STEM_LEN], writes: &[&ProvenKey]) -> Ele
     )
 }
 
-/// The commitment of the subtree holding `leaves` (sorted by stem, at least one) whose root
-/// is at `path`: the leaf itself when there is one, else an internal node over the groups of
+/// The subtree holding `leaves` (sorted by stem) whose root is at `path`: empty when there
+/// is none, the leaf itself when there is one, else an internal node over the groups of
 /// leaves sharing the next stem byte (EIP-6800: internal nodes only where stems share a
 /// prefix).
-fn subtree_commitment(
+fn subtree(
     g: &Generators,
     path: NodePath,
     leaves: &[([u8; STEM_LEN], Element)],
     out: &mut Recorder<'_>,
-) -> Result<Element, PostStateError> {
+) -> Result<PostNode, PostStateError> {
     match leaves {
-        [] => Ok(Element::identity()),
+        [] => Ok(PostNode::Empty),
         [(stem, leaf)] => {
-            let node = PostNode {
+            let node = PostNode::Leaf {
+                stem: *stem,
                 commitment: *leaf,
-                leaf_stem: Some(*stem),
-                fresh: true,
             };
             record(out, path, node);
-            Ok(*leaf)
+            Ok(node)
         }
         [(first, _), ..] => {
             let depth = path.len();
@@ -364,34 +423,37 @@ fn subtree_commitment(
                 let child_path = path
                     .child(index)
                     .ok_or(PostStateError::StemCollision { path, stem: *first })?;
-                let child = subtree_commitment(g, child_path, group, out)?;
+                let child = subtree(g, child_path, group, out)?;
                 points.push(g.get(usize::from(index)));
-                scalars.push(child.map_to_scalar_field());
+                scalars.push(child.commitment().map_to_scalar_field());
             }
-            let commitment = vartime_multi_scalar_mul(&points, &scalars);
-            let node = PostNode {
-                commitment,
-                leaf_stem: None,
+            let node = PostNode::Internal {
+                commitment: vartime_multi_scalar_mul(&points, &scalars),
                 fresh: true,
             };
             record(out, path, node);
-            Ok(commitment)
+            Ok(node)
         }
     }
 }
+
+/// The changed children of one internal node: `(index, node after the writes, its field
+/// value)`.
+type Children = Vec<(u8, PostNode, Fr)>;
 
 /// Updates every internal node above a changed node, deepest first, and returns the new
 /// root commitment (the pre-state root when nothing changed).
 fn propagate(
     v: &VerifiedWitness,
     g: &Generators,
-    changed: BTreeMap<NodePath, Element>,
+    changed: BTreeMap<NodePath, PostNode>,
     out: &mut Recorder<'_>,
 ) -> Result<Element, PostStateError> {
-    let mut levels: Vec<Vec<(NodePath, Element)>> = vec![Vec::new(); STEM_LEN + 2];
-    for (path, c) in changed {
+    let mut levels: Vec<Vec<(NodePath, PostNode)>> = vec![Vec::new(); STEM_LEN + 2];
+    for (path, node) in changed {
+        record(out, path, node);
         if let Some(level) = levels.get_mut(path.len()) {
-            level.push((path, c));
+            level.push((path, node));
         }
     }
     for depth in (1..levels.len()).rev() {
@@ -403,47 +465,28 @@ fn propagate(
             continue;
         }
         level.sort_unstable_by_key(|(path, _)| *path);
-        let new_commitments: Vec<Element> = level.iter().map(|(_, c)| *c).collect();
+        let new_commitments: Vec<Element> = level.iter().map(|(_, n)| n.commitment()).collect();
         let new_fields = Element::par_batch_map_to_scalar_field(&new_commitments);
         // Group the level's nodes by parent (they are sorted by path, so siblings are
         // adjacent), then update the parents independently.
-        let mut groups: Vec<(NodePath, Vec<Element>, Vec<Fr>)> = Vec::new();
-        for ((path, _), new_field) in level.iter().zip(&new_fields) {
+        let mut groups: Vec<(NodePath, Children)> = Vec::new();
+        for ((path, node), new_field) in level.iter().zip(&new_fields) {
             let Some((parent_path, index)) = path.parent() else {
                 break;
             };
-            let old_field = v.node(path.as_bytes()).map_or_else(Fr::zero, |n| n.field);
-            let delta = *new_field - old_field;
+            let child = (index, *node, *new_field);
             match groups.last_mut() {
-                Some((p, points, deltas)) if *p == parent_path => {
-                    points.push(g.get(usize::from(index)));
-                    deltas.push(delta);
-                }
-                _ => groups.push((parent_path, vec![g.get(usize::from(index))], vec![delta])),
+                Some((p, children)) if *p == parent_path => children.push(child),
+                _ => groups.push((parent_path, vec![child])),
             }
         }
-        let parents = map_in_order(&groups, |(parent_path, points, deltas)| {
-            let parent = v
-                .node(parent_path.as_bytes())
-                .filter(|n| n.kind == NodeKind::Internal)
-                .ok_or(PostStateError::MissingNode {
-                    path: *parent_path,
-                    wanted: NodeKind::Internal,
-                })?;
-            Ok((
-                *parent_path,
-                parent.commitment + vartime_multi_scalar_mul(points, deltas),
-            ))
+        let parents = map_in_order(&groups, |(parent_path, children)| {
+            Ok((*parent_path, parent_update(v, g, *parent_path, children)?))
         })
         .into_iter()
-        .collect::<Result<Vec<(NodePath, Element)>, PostStateError>>()?;
-        for (path, commitment) in &parents {
-            let node = PostNode {
-                commitment: *commitment,
-                leaf_stem: None,
-                fresh: false,
-            };
-            record(out, *path, node);
+        .collect::<Result<Vec<(NodePath, PostNode)>, PostStateError>>()?;
+        for (path, node) in &parents {
+            record(out, *path, *node);
         }
         if let Some(up) = levels.get_mut(depth - 1) {
             up.extend(parents);
@@ -452,13 +495,104 @@ fn propagate(
     let root = levels
         .first_mut()
         .and_then(|l| l.pop())
-        .map(|(_, c)| c)
+        .map(|(_, n)| n.commitment())
         .or_else(|| v.node(&[]).map(|n| n.commitment))
         .ok_or(PostStateError::MissingNode {
             path: NodePath::ROOT,
             wanted: NodeKind::Internal,
         })?;
     Ok(root)
+}
+
+/// The proven internal node at `path` after its `children` changed: its commitment moved
+/// by `Σ Δmtf(child)·G_index`, or — when a child was removed or gave way to a leaf, and the
+/// node is not the root — the lone leaf it gives way to, or nothing (§5.1 of
+/// `spec/FRACTIONAL.md`).
+fn parent_update(
+    v: &VerifiedWitness,
+    g: &Generators,
+    path: NodePath,
+    children: &[(u8, PostNode, Fr)],
+) -> Result<PostNode, PostStateError> {
+    let parent = v
+        .node(path.as_bytes())
+        .filter(|n| n.kind == NodeKind::Internal)
+        .ok_or(PostStateError::MissingNode {
+            path,
+            wanted: NodeKind::Internal,
+        })?;
+    let mut points = Vec::with_capacity(children.len());
+    let mut deltas = Vec::with_capacity(children.len());
+    let mut shrinks = false;
+    for (index, node, field) in children {
+        let old = path.child(*index).and_then(|p| v.node(p.as_bytes()));
+        let (old_kind, old_field) =
+            old.map_or((NodeKind::Empty, Fr::zero()), |n| (n.kind, n.field));
+        points.push(g.get(usize::from(*index)));
+        deltas.push(*field - old_field);
+        shrinks |= match node {
+            PostNode::Empty => old_kind != NodeKind::Empty,
+            PostNode::Leaf { .. } => old_kind == NodeKind::Internal,
+            PostNode::Internal { .. } => false,
+        };
+    }
+    let moved = PostNode::Internal {
+        commitment: parent.commitment + vartime_multi_scalar_mul(&points, &deltas),
+        fresh: false,
+    };
+    if !shrinks || path.is_empty() {
+        return Ok(moved);
+    }
+    // Its proven children after the writes, and whether they are all it has: exactly when
+    // their values before the writes commit to it.
+    let mut lone_leaf = None;
+    let mut kept = 0usize;
+    let mut proven_points = Vec::new();
+    let mut proven_fields = Vec::new();
+    for child in proven_children(v, path) {
+        let Some(&index) = child.path.as_bytes().last() else {
+            continue;
+        };
+        proven_points.push(g.get(usize::from(index)));
+        proven_fields.push(child.field);
+        let after = children
+            .iter()
+            .find(|(i, _, _)| *i == index)
+            .map_or_else(|| PostNode::from_proven(child), |(_, n, _)| *n);
+        match after {
+            PostNode::Empty => {}
+            PostNode::Leaf { .. } => {
+                kept += 1;
+                lone_leaf = Some(after);
+            }
+            PostNode::Internal { .. } => return Ok(moved),
+        }
+    }
+    if kept >= 2 {
+        return Ok(moved);
+    }
+    let alone = vartime_multi_scalar_mul(&proven_points, &proven_fields) == parent.commitment;
+    match (lone_leaf, alone) {
+        // The only child left is a leaf: it takes the node's place.
+        (Some(leaf), true) => Ok(leaf),
+        // The leaf has siblings the proof does not open.
+        (Some(_), false) => Ok(moved),
+        // No child left.
+        (None, true) => Ok(PostNode::Empty),
+        (None, false) => Err(PostStateError::CollapseUnresolved { path }),
+    }
+}
+
+/// The proven nodes one level below the internal node at `path`.
+fn proven_children(v: &VerifiedWitness, path: NodePath) -> impl Iterator<Item = &ProvenNode> {
+    let nodes = v.nodes();
+    let start = nodes.partition_point(|n| n.path.as_bytes() <= path.as_bytes());
+    nodes
+        .get(start..)
+        .unwrap_or(&[])
+        .iter()
+        .take_while(move |n| n.path.as_bytes().starts_with(path.as_bytes()))
+        .filter(move |n| n.path.len() == path.len() + 1)
 }
 
 #[cfg(test)]

@@ -113,6 +113,7 @@ fn forge(
                 suffix: target[31],
                 current_value: None,
                 new_value: None,
+                deleted: false,
             }],
         }],
         other_stems: Vec::new(),

@@ -4,4 +4,5 @@
 mod forged;
 mod proofs;
 mod props;
+#[cfg(feature = "rocksdb")]
 mod rocks;

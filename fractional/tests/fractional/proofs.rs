@@ -12,7 +12,7 @@ use witness::fractional::{
     OwnedFractionalProof, VerifiedFractional,
 };
 
-use fractional::{ShardConfig, ShardDepth, ShardedTree};
+use fractional::{KeyOp, ShardConfig, ShardDepth, ShardedTree};
 
 use crate::props::{key, stem_from, SUFFIXES};
 
@@ -49,6 +49,23 @@ fn block(asked: &[(u8, u8, Option<u8>)]) -> Vec<(TreeKey, Option<[u8; 32]>)> {
 }
 
 fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8, Option<u8>)]) {
+    let ops: Vec<(TreeKey, KeyOp)> = block(asked)
+        .into_iter()
+        .map(|(k, v)| (k, v.map_or(KeyOp::Read, KeyOp::Set)))
+        .collect();
+    check_ops(depth, present, &ops);
+}
+
+/// The tree of `present` (`(stem selector, suffix selector, value)`), proofs of `ops` from
+/// it: the standard witness of the same keys equals the single tree's, the fractional proof
+/// verifies under both anchors and in the lean form with the values the tree holds, and
+/// its post-state roots are the sharded tree's after applying the writes and deletions.
+/// Returns the verified proof (state-root anchor).
+fn check_ops(
+    depth: ShardDepth,
+    present: &[(u8, u8, u8)],
+    ops: &[(TreeKey, KeyOp)],
+) -> VerifiedFractional {
     let writes: Vec<(TreeKey, Option<[u8; 32]>)> = present
         .iter()
         .map(|&(s, x, v)| {
@@ -59,9 +76,10 @@ fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8, O
         })
         .collect();
     let (mut sharded, mut single) = trees(depth, &writes);
-    // One entry per key, the last one winning, as a block's writes would.
-    let asked: Vec<(TreeKey, Option<[u8; 32]>)> = block(asked)
-        .into_iter()
+    // One op per key, the last one winning, as a block's writes would.
+    let asked: Vec<(TreeKey, KeyOp)> = ops
+        .iter()
+        .copied()
         .collect::<std::collections::BTreeMap<_, _>>()
         .into_iter()
         .collect();
@@ -71,9 +89,9 @@ fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8, O
         standard.to_ssz().unwrap(),
         single.prove(&keys).unwrap().to_ssz().unwrap()
     );
-    let proof = sharded.prove_fractional(&asked, true).unwrap();
+    let proof = sharded.prove_fractional_ops(&asked, true).unwrap();
     assert_eq!(proof.to_bytes().unwrap().len(), proof.encoded_len());
-    let lean = sharded.prove_fractional(&asked, false).unwrap();
+    let lean = sharded.prove_fractional_ops(&asked, false).unwrap();
     let state_root = sharded.canonical_root();
     let coordinator_root = sharded.coordinator_root();
     let mut results = Vec::new();
@@ -91,20 +109,44 @@ fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8, O
         verify(&lean, Anchor::CoordinatorRoot(coordinator_root)),
         Err(FractionalVerifyError::NoCoordinatorPath)
     ));
-    for (k, _) in &asked {
+    for (k, op) in &asked {
         let expected = single.get(k).unwrap();
         for p in results.iter().chain([&lean_proven]) {
             assert_eq!(p.current_value(k).map(|v| v.copied()), Some(expected));
+            let proven = p.keys().into_iter().find(|f| f.key() == *k).unwrap();
+            let deletes = matches!(op, KeyOp::Delete) && expected.is_some();
+            assert_eq!(proven.deleted, deletes, "{k:02x?}");
+            let set = match op {
+                KeyOp::Set(v) => Some(*v),
+                _ => None,
+            };
+            assert_eq!(proven.new_value, set);
+        }
+    }
+    // Keys the proof covers beyond those asked are reads (collapse reads).
+    for p in results.iter().chain([&lean_proven]) {
+        for f in p.keys() {
+            if !asked.iter().any(|(k, _)| *k == f.key()) {
+                assert!(f.new_value.is_none() && !f.deleted);
+            }
         }
     }
     // The writes' post-state roots, from the proof alone, equal the sharded tree's after
-    // applying them (the last write of a key wins, as in the proof).
+    // applying them (the last op of a key wins, as in the proof).
     let (post_state, post_coordinator) = results[0].post_roots().unwrap();
     let (lean_post, lean_coordinator) = lean_proven.post_roots().unwrap();
-    let applied: Vec<(TreeKey, Option<[u8; 32]>)> =
-        asked.iter().filter(|(_, v)| v.is_some()).copied().collect();
+    let applied: Vec<(TreeKey, Option<[u8; 32]>)> = asked
+        .iter()
+        .filter_map(|(k, op)| match op {
+            KeyOp::Read => None,
+            KeyOp::Set(v) => Some((*k, Some(*v))),
+            KeyOp::Delete => Some((*k, None)),
+        })
+        .collect();
     sharded.apply(&applied).unwrap();
+    single.apply(applied.iter().copied()).unwrap();
     assert_eq!(post_state, sharded.canonical_root(), "{depth:?}");
+    assert_eq!(post_state, single.root_bytes(), "{depth:?}");
     assert_eq!(
         post_coordinator,
         Some(sharded.coordinator_root()),
@@ -112,6 +154,39 @@ fn check_proofs(depth: ShardDepth, present: &[(u8, u8, u8)], asked: &[(u8, u8, O
     );
     assert_eq!(lean_post, post_state);
     assert_eq!(lean_coordinator, None);
+    results.swap_remove(0)
+}
+
+/// Ops from `(stem selector, suffix selector, op code, value)`: 0 read, 1 set, 2 delete.
+fn ops_of(asked: &[(u8, u8, u8, u8)]) -> Vec<(TreeKey, KeyOp)> {
+    asked
+        .iter()
+        .map(|&(s, x, code, v)| {
+            let op = match code % 3 {
+                0 => KeyOp::Read,
+                1 => KeyOp::Set([v; 32]),
+                _ => KeyOp::Delete,
+            };
+            (key(stem_from(s), SUFFIXES[usize::from(x % 4)]), op)
+        })
+        .collect()
+}
+
+/// `present`'s keys picked by `picks`, deleted.
+fn deletions(present: &[(u8, u8, u8)], picks: &[prop::sample::Index]) -> Vec<(TreeKey, KeyOp)> {
+    if present.is_empty() {
+        return Vec::new();
+    }
+    picks
+        .iter()
+        .map(|i| {
+            let (s, x, _) = present[i.index(present.len())];
+            (
+                key(stem_from(s), SUFFIXES[usize::from(x % 4)]),
+                KeyOp::Delete,
+            )
+        })
+        .collect()
 }
 
 proptest! {
@@ -131,6 +206,94 @@ proptest! {
         asked in prop::collection::vec((0u8..24, any::<u8>(), prop::option::of(any::<u8>())), 1..10),
     ) {
         check_proofs(ShardDepth::Two, &present, &asked);
+    }
+
+    #[test]
+    fn deletions_and_writes_post_roots_depth_1(
+        present in prop::collection::vec((0u8..24, any::<u8>(), any::<u8>()), 1..16),
+        asked in prop::collection::vec((0u8..24, any::<u8>(), any::<u8>(), any::<u8>()), 0..6),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 1..12),
+    ) {
+        let mut ops = ops_of(&asked);
+        ops.extend(deletions(&present, &picks));
+        check_ops(ShardDepth::One, &present, &ops);
+    }
+
+    #[test]
+    fn deletions_and_writes_post_roots_depth_2(
+        present in prop::collection::vec((0u8..24, any::<u8>(), any::<u8>()), 1..16),
+        asked in prop::collection::vec((0u8..24, any::<u8>(), any::<u8>(), any::<u8>()), 0..6),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 1..12),
+    ) {
+        let mut ops = ops_of(&asked);
+        ops.extend(deletions(&present, &picks));
+        check_ops(ShardDepth::Two, &present, &ops);
+    }
+}
+
+/// Deletions that empty a leaf whose sibling differs only at the last stem byte (the
+/// sibling rises through thirty internal nodes), that empty a whole shard, that leave a
+/// leaf with values, and that meet inserts under the same node; and deleting every key.
+#[test]
+fn post_roots_after_deletes_that_collapse_nodes() {
+    // Stems 0 and 12 differ only at byte 30; 1 and 13 too; 2, 5, 8, 11 … share 0xf0.
+    let present: Vec<(u8, u8, u8)> = (0..24u8)
+        .flat_map(|s| [(s, 0, s + 1), (s, 2, s + 100)])
+        .collect();
+    let del = |s: u8, x: u8| (key(stem_from(s), SUFFIXES[usize::from(x)]), KeyOp::Delete);
+    let set = |s: u8, x: u8, v: u8| {
+        (
+            key(stem_from(s), SUFFIXES[usize::from(x)]),
+            KeyOp::Set([v; 32]),
+        )
+    };
+    let shard_f0: Vec<(TreeKey, KeyOp)> = (0..24u8)
+        .filter(|s| s % 3 == 2)
+        .flat_map(|s| [del(s, 0), del(s, 2)])
+        .collect();
+    let everything: Vec<(TreeKey, KeyOp)> =
+        (0..24u8).flat_map(|s| [del(s, 0), del(s, 2)]).collect();
+    for depth in [ShardDepth::One, ShardDepth::Two] {
+        // Stem 0 emptied: stem 12 rises; the proof reads under it to show it is alone.
+        let v = check_ops(depth, &present, &[del(0, 0), del(0, 2)]);
+        let sibling = key(stem_from(12), 0);
+        assert!(
+            v.keys().iter().any(|k| k.stem == sibling[..31]),
+            "{depth:?}: the proof reads under the rising sibling"
+        );
+        // One of two values deleted: the leaf stays.
+        check_ops(depth, &present, &[del(0, 0)]);
+        // Both stems of a pair emptied, with a read of another.
+        check_ops(
+            depth,
+            &present,
+            &[
+                del(0, 0),
+                del(0, 2),
+                del(12, 0),
+                del(12, 2),
+                (key(stem_from(1), 0), KeyOp::Read),
+            ],
+        );
+        // A whole first byte (a whole shard at depth 1) emptied.
+        check_ops(depth, &present, &shard_f0);
+        // A deletion and an insert under the same node.
+        check_ops(
+            depth,
+            &present,
+            &[
+                del(0, 0),
+                del(0, 2),
+                set(12, 1, 9),
+                (key([0x10; 31], 0), KeyOp::Set([1; 32])),
+            ],
+        );
+        // Deleting an absent key proves its absence and writes nothing.
+        let v = check_ops(depth, &present, &[del(0, 1)]);
+        assert!(v.keys().iter().all(|k| !k.deleted));
+        // Every key: the tree ends empty.
+        let v = check_ops(depth, &present, &everything);
+        assert_eq!(v.post_roots().unwrap().0, [0u8; 32], "{depth:?}");
     }
 }
 

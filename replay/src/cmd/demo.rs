@@ -160,7 +160,8 @@ fn prove_and_verify(
     let mut all_ok = ok;
     if let Some(coordinator_root) = state.coordinator_root() {
         let t = Instant::now();
-        let reads: Vec<(TreeKey, Option<Value>)> = keys.iter().map(|k| (*k, None)).collect();
+        let reads: Vec<(TreeKey, fractional::KeyOp)> =
+            keys.iter().map(|k| (*k, fractional::KeyOp::Read)).collect();
         let Some(proof) = state.prove_fractional(&reads, true)? else {
             bail!("the sharded state gave no fractional proof");
         };

@@ -1,11 +1,13 @@
 //! `fverkle prove --datadir DIR KEYS_FILE [--fractional [--lean]] [--format json|ssz]`: a
 //! witness (or a fractional proof) for keys against the datadir's current state, carrying
-//! the new values given as `KEY,VALUE` lines.
+//! the new values given as `KEY,VALUE` lines (and, in a fractional proof, the deletions
+//! given as `KEY,delete`).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
+use fractional::KeyOp;
 use verkle::keys::{TreeKey, Value};
 
 use crate::datadir::{open_state, Mode};
@@ -28,9 +30,9 @@ pub struct Args {
     /// The datadir a replay or `genesis --datadir` wrote.
     #[arg(long)]
     datadir: PathBuf,
-    /// A file of tree keys, one 32-byte hex key per line, or `KEY,VALUE` for a key the
-    /// block writes (its new value goes into the proof; `#` comments and blank lines
-    /// allowed); `-` reads stdin.
+    /// A file of tree keys, one 32-byte hex key per line, `KEY,VALUE` for a key the block
+    /// writes (its new value goes into the proof), or with --fractional `KEY,delete` for a
+    /// key the block deletes; `#` comments and blank lines allowed; `-` reads stdin.
     keys: PathBuf,
     /// Prove from a fractional (sharded) datadir, writing a fractional proof (its wire form,
     /// `spec/FRACTIONAL.md` §4; in JSON as hex beside the state root and the coordinator
@@ -55,26 +57,38 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-/// Parses a keys file: one 32-byte hex key per line, or `KEY,VALUE` with the value the
-/// block writes to it.
-pub fn parse_keys(text: &str, name: &str) -> Result<Vec<(TreeKey, Option<Value>)>> {
+/// Parses a keys file: one 32-byte hex key per line, `KEY,VALUE` with the value the block
+/// writes to it, or — when `deletes` — `KEY,delete`.
+pub fn parse_keys(text: &str, name: &str, deletes: bool) -> Result<Vec<(TreeKey, KeyOp)>> {
     let mut keys = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
+        let at = || format!("{name}: line {}", i + 1);
         let (key, value) = match line.split_once(',') {
             Some((k, v)) => (k.trim(), Some(v.trim())),
             None => (line, None),
         };
-        let k = parse_root(key).map_err(|e| anyhow::anyhow!("{name}: line {}: key: {e}", i + 1))?;
-        let v = value
-            .map(|v| {
-                parse_root(v).map_err(|e| anyhow::anyhow!("{name}: line {}: value: {e}", i + 1))
-            })
-            .transpose()?;
-        keys.push((k, v));
+        let k = parse_root(key).map_err(|e| anyhow::anyhow!("{}: key: {e}", at()))?;
+        let op = match value {
+            None => KeyOp::Read,
+            Some(v) if v.eq_ignore_ascii_case("delete") => {
+                if !deletes {
+                    bail!(
+                        "{}: `KEY,delete` needs --fractional (an EIP-6800 witness carries no \
+                         deletion)",
+                        at()
+                    );
+                }
+                KeyOp::Delete
+            }
+            Some(v) => {
+                KeyOp::Set(parse_root(v).map_err(|e| anyhow::anyhow!("{}: value: {e}", at()))?)
+            }
+        };
+        keys.push((k, op));
     }
     if keys.is_empty() {
         bail!("{name}: no keys");
@@ -90,7 +104,7 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
     } else {
         std::fs::read_to_string(&args.keys).with_context(|| format!("{name}: cannot read"))?
     };
-    let keys = parse_keys(&text, &name)?;
+    let keys = parse_keys(&text, &name, args.fractional)?;
     if !args.datadir.is_dir() {
         bail!("{}: no such datadir", args.datadir.display());
     }
@@ -137,7 +151,14 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
             }
         }
     } else {
-        let entries = &keys;
+        let entries: Vec<(TreeKey, Option<Value>)> = keys
+            .iter()
+            .map(|(k, op)| match op {
+                KeyOp::Set(v) => (*k, Some(*v)),
+                KeyOp::Read | KeyOp::Delete => (*k, None),
+            })
+            .collect();
+        let entries = &entries;
         let what = || format!("{dd}: proving {} keys at block {height}", keys.len());
         let owned = if args.bind_absences {
             let (owned, added) = witness::prove_bound(&root, entries, |k| state.prove(k))

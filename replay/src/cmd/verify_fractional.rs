@@ -89,14 +89,16 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         Anchor::StateRoot(r) => ("state_root", r),
         Anchor::CoordinatorRoot(c) => ("coordinator_root", c),
     };
-    let (keys, stems, shards, written) = verdict.as_ref().map_or((0, 0, 0, 0), |v| {
+    let (keys, stems, shards, written, deleted) = verdict.as_ref().map_or((0, 0, 0, 0, 0), |v| {
         let keys = v.keys();
         let written = keys.iter().filter(|k| k.new_value.is_some()).count();
+        let deleted = keys.iter().filter(|k| k.deleted).count();
         (
             keys.len(),
             v.witness().stems().len(),
             v.shards().len(),
             written,
+            deleted,
         )
     });
     let show = |r: Option<[u8; 32]>| r.map(|r| to_hex(&r));
@@ -114,6 +116,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             "stems": stems,
             "keys": keys,
             "written": written,
+            "deleted": deleted,
             "shards": shards,
             "proof_bytes": proof_len,
             "decode_us": decode_us,
@@ -131,7 +134,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         }
         writeln!(
             out,
-            "{file}: valid against the {} {} (fractional: {stems} stems, {keys} keys, {written} written, {shards} shards, {proof_len} bytes; decode {decode_us} µs, verify {verify_us} µs){posts}",
+            "{file}: valid against the {} {} (fractional: {stems} stems, {keys} keys, {written} written, {deleted} deleted, {shards} shards, {proof_len} bytes; decode {decode_us} µs, verify {verify_us} µs){posts}",
             anchor_name.replace('_', " "),
             to_hex(&anchor_root),
         )?;

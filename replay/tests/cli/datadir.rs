@@ -329,20 +329,10 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
         .unwrap()
         .to_string();
     let mut keys = String::new();
-    for s in chain[60]["executionWitness"]["stateDiff"]
-        .as_array()
-        .unwrap()
-    {
-        let stem = s["stem"].as_str().unwrap();
-        for d in s["suffixDiffs"].as_array().unwrap() {
-            let suffix: u64 = match &d["suffix"] {
-                serde_json::Value::String(x) => x.parse().unwrap(),
-                v => v.as_u64().unwrap(),
-            };
-            match d["newValue"].as_str() {
-                Some(v) => keys.push_str(&format!("{stem}{suffix:02x},{v}\n")),
-                None => keys.push_str(&format!("{stem}{suffix:02x}\n")),
-            }
+    for (key, _, new) in witness_keys(&chain[60]) {
+        match new {
+            Some(v) => keys.push_str(&format!("{key},{v}\n")),
+            None => keys.push_str(&format!("{key}\n")),
         }
     }
     let kf = dir.path().join("keys.txt");
@@ -436,6 +426,90 @@ fn fractional_datadir_resumes_and_proves_fractionally() {
             );
         }
     }
+
+    // Deletions against the datadir as it is now (block 61): `KEY,delete` lines for the
+    // present keys of block 61's witness. The proof marks them deleted, verifies under both
+    // anchors, and both anchors give the same post-state root (the library's property
+    // tests compare it with the tree's).
+    let mut deletes = String::new();
+    for (key, current, _) in witness_keys(&chain[60]) {
+        if current.is_some() {
+            deletes.push_str(&format!("{key},delete\n"));
+        }
+    }
+    let df = dir.path().join("deletes.txt");
+    std::fs::write(&df, &deletes).unwrap();
+    let delete_count = deletes.lines().count() as u64;
+    assert!(delete_count > 0);
+    let dp = dir.path().join("d.bin");
+    let out = fverkle()
+        .args(["prove", "--fractional", "--format", "ssz", "--datadir"])
+        .arg(&dd)
+        .arg(&df)
+        .arg("--out")
+        .arg(&dp)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let mut posts = Vec::new();
+    for anchor in [
+        ["--pre-root", post_root, "--post-root", post_root],
+        [
+            "--coordinator-root",
+            &post_coordinator,
+            "--post-coordinator-root",
+            &post_coordinator,
+        ],
+    ] {
+        // The roots given as post roots are the pre-state's: deletions change them.
+        let out = verify(&dp, &anchor);
+        assert_eq!(out.status.code(), Some(1), "{anchor:?}: {}", show(&out));
+        let line = &json_lines(&out)[0];
+        assert_eq!(line["state_root"].as_str(), Some(post_root), "{line}");
+        assert_eq!(line["deleted"].as_u64(), Some(delete_count));
+        assert_eq!(line["written"].as_u64(), Some(0));
+        assert!(
+            line["error"].as_str().unwrap().contains("mismatch"),
+            "{line}"
+        );
+        assert_ne!(line["post_state_root"].as_str(), Some(post_root));
+        posts.push(line["post_state_root"].clone());
+    }
+    assert_eq!(posts[0], posts[1]);
+    // A standard witness carries no deletion: the line is refused, naming it.
+    let out = fverkle()
+        .args(["prove", "--datadir"])
+        .arg(&dd)
+        .arg(&df)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 1") && err.contains("--fractional"),
+        "{err}"
+    );
+}
+
+/// The keys of a block's witness (go-verkle JSON) as hex tree keys, with their current
+/// and new values.
+fn witness_keys(block: &serde_json::Value) -> Vec<(String, Option<String>, Option<String>)> {
+    let mut out = Vec::new();
+    for s in block["executionWitness"]["stateDiff"].as_array().unwrap() {
+        let stem = s["stem"].as_str().unwrap();
+        for d in s["suffixDiffs"].as_array().unwrap() {
+            let suffix: u64 = match &d["suffix"] {
+                serde_json::Value::String(x) => x.parse().unwrap(),
+                v => v.as_u64().unwrap(),
+            };
+            out.push((
+                format!("{stem}{suffix:02x}"),
+                d["currentValue"].as_str().map(str::to_owned),
+                d["newValue"].as_str().map(str::to_owned),
+            ));
+        }
+    }
+    out
 }
 
 /// A synthetic chain from `fverkle gen`: its export, genesis and blocks.

@@ -2,7 +2,7 @@
 //! `fractional::ShardedTree::prove_fractional` from seeded sharded trees at both shard
 //! depths, and negative ones made by mutating them, each naming the rule broken.
 
-use fractional::{ShardConfig, ShardDepth, ShardedTree};
+use fractional::{KeyOp, ShardConfig, ShardDepth, ShardedTree};
 use serde_json::{json, Value};
 use witness::fractional::{verify_fractional_bytes, Anchor, OwnedFractionalProof};
 
@@ -128,8 +128,23 @@ fn prove(
     keys: &[Access],
     coordinator_path: bool,
 ) -> Result<Proven, VectorError> {
+    let ops: Vec<(Key, KeyOp)> = keys
+        .iter()
+        .map(|(k, v)| (*k, v.map_or(KeyOp::Read, KeyOp::Set)))
+        .collect();
+    prove_ops(tree, name, description, &ops, coordinator_path)
+}
+
+/// [`prove`] for reads, writes and deletions.
+fn prove_ops(
+    tree: &mut ShardedTree,
+    name: &'static str,
+    description: &'static str,
+    ops: &[(Key, KeyOp)],
+    coordinator_path: bool,
+) -> Result<Proven, VectorError> {
     let proof = tree
-        .prove_fractional(keys, coordinator_path)
+        .prove_fractional_ops(ops, coordinator_path)
         .map_err(gen_err)?;
     Ok(Proven {
         name,
@@ -172,7 +187,17 @@ fn scenarios(w: &World) -> Result<(Vec<Proven>, Proven), VectorError> {
         (key(&w.beside_lone, 4), Some([0x14; 32])),
         (key(&w.pair_absent, 200), Some([0x15; 32])),
     ];
-    let proven = vec![
+    // Deletions: one of lone[0]'s values (its leaf stays), every value of lone[5] (its
+    // shard empties), every value of pair[0] (pair[1] rises to the shard top; the proof
+    // reads under it), with an insert into the empty shard.
+    let mut deletes: Vec<(Key, KeyOp)> = vec![
+        (key(&l[0], 1), KeyOp::Delete),
+        (key(&w.empty_shard, 3), KeyOp::Set([0x16; 32])),
+    ];
+    for (k, _) in w.blocks[0].iter().filter(|(k, _)| k[..31] == l[5] || k[..31] == w.pair[0]) {
+        deletes.push((*k, KeyOp::Delete));
+    }
+    let mut proven = vec![
         prove(&mut t1, "one_key", "one present key, the only stem of its shard (the shard top is its leaf)", &reads(&[key(&l[3], 0)]), true)?,
         prove(&mut t1, "one_key_lean", "one present key, without the coordinator path (verifies against the state root only)", &reads(&[key(&l[3], 0)]), false)?,
         prove(&mut t1, "both_halves", "present keys in C1 and C2 of one stem and an absent suffix", &reads(&[key(&l[0], 0), key(&l[0], 5), key(&l[0], 200)]), true)?,
@@ -187,6 +212,24 @@ fn scenarios(w: &World) -> Result<(Vec<Proven>, Proven), VectorError> {
         prove(&mut t2, "depth2_many_shards", "shard depth 2: the keys of many_shards", &reads(&many), true)?,
         prove(&mut t2, "depth2_writes", "shard depth 2: the writes of writes", &writes, true)?,
     ];
+    proven.push(prove_ops(&mut t1, "deletes", "deletions that leave a leaf, empty a one-stem shard, and empty one stem of the pair so the other rises to the shard top (with the read under it that decides it), and an insert", &deletes, true)?);
+    proven.push(prove_ops(&mut t2, "depth2_deletes", "shard depth 2: the deletions of deletes", &deletes, true)?);
+    // The post-state roots of the deleting proofs are the tree's after the same ops.
+    for (depth, name) in [(ShardDepth::One, "deletes"), (ShardDepth::Two, "depth2_deletes")] {
+        let p = proven.iter().find(|p| p.name == name).ok_or_else(|| VectorError::Generator(format!("no scenario {name}")))?;
+        let bytes = p.proof.to_bytes().map_err(gen_err)?;
+        let v = verify_fractional_bytes(bytes::Bytes::from(bytes), &Anchor::StateRoot(p.state_root)).map_err(gen_err)?;
+        let (state, coordinator) = v.post_roots().map_err(gen_err)?;
+        let mut after = w.tree(depth, 2)?;
+        let applied: Vec<Access> = deletes.iter().map(|(k, op)| (*k, match op { KeyOp::Set(v) => Some(*v), _ => None })).collect();
+        after.apply(&applied).map_err(gen_err)?;
+        if state != after.canonical_root() || coordinator != Some(after.coordinator_root()) {
+            return Err(VectorError::Generator(format!("{name}: the proof's post-state roots are not the tree's after its deletions")));
+        }
+        if v.keys().iter().filter(|k| k.deleted).count() < 3 {
+            return Err(VectorError::Generator(format!("{name}: fewer deletions than asked")));
+        }
+    }
     // The post-state roots a verifier computes from the writing proofs are the sharded
     // tree's after applying the writes.
     for (depth, name) in [(ShardDepth::One, "writes"), (ShardDepth::Two, "depth2_writes")] {
@@ -289,6 +332,14 @@ fn mutations(stale: ([u8; 32], [u8; 32])) -> Vec<Named<Mutation>> {
             m(|c| c.proof.stems[0].suffixes[0].current_value = None)),
         ("new_value_altered", "writes", STATE, "one byte of a new value changed (no opening covers it; the transcript does)", "proof.rejected",
             m(|c| { if let Some(v) = c.proof.stems[0].suffixes[0].new_value.as_mut() { v[0] ^= 1; } })),
+        ("deletion_flag_cleared", "deletes", STATE, "a deleted key's presence bit 2 cleared (no opening covers it; the transcript does)", "proof.rejected",
+            m(|c| { if let Some(d) = c.proof.stems.iter_mut().flat_map(|s| s.suffixes.iter_mut()).find(|d| d.deleted) { d.deleted = false; } })),
+        ("deletion_flag_added", "both_halves", COORD, "a present key read by the proof marked deleted (the transcript binds the presence byte)", "proof.rejected",
+            m(|c| { if let Some(d) = c.proof.stems.iter_mut().flat_map(|s| s.suffixes.iter_mut()).find(|d| !d.deleted && d.new_value.is_none() && d.current_value.is_some()) { d.deleted = true; } })),
+        ("deletion_with_new_value", "deletes", STATE, "a deleted key given a new value too (presence bits 1 and 2)", "fractional.presence",
+            m(|c| { if let Some(d) = c.proof.stems.iter_mut().flat_map(|s| s.suffixes.iter_mut()).find(|d| d.deleted) { d.new_value = Some([7; 32]); } })),
+        ("deletion_of_absent_value", "deletes", COORD, "a deleted key's current value removed (presence bit 2 without bit 0)", "fractional.presence",
+            m(|c| { if let Some(d) = c.proof.stems.iter_mut().flat_map(|s| s.suffixes.iter_mut()).find(|d| d.deleted) { d.current_value = None; } })),
         ("commitments_swapped", "pair_below_top", STATE, "the first two commitments swapped", "proof.rejected",
             m(|c| c.proof.commitments.swap(0, 1))),
         ("sibling_altered_state_anchor", "one_key", STATE, "one byte of the first coordinator sibling changed, checked against the state root", "proof.rejected",
@@ -360,6 +411,7 @@ fn expected(coordinator: bool, root: &[u8; 32], bytes: &[u8]) -> Result<Value, V
                 "key": hex0x(&k.key()),
                 "current_value": opt(k.current_value.as_ref()),
                 "new_value": opt(k.new_value.as_ref()),
+                "deleted": k.deleted,
             })
         })
         .collect();

@@ -40,8 +40,12 @@ pub enum FractionalDecodeError {
     /// The proof lists no stem.
     #[error("the proof lists no stem")]
     NoKeys,
-    /// A presence byte has bits other than 0 (current value) and 1 (new value) set.
-    #[error("stem {stem_index}, suffix {suffix}: presence byte {byte:#04x} (bits 2..7 must be 0)")]
+    /// A presence byte has bits other than 0 (current value), 1 (new value) and 2 (deleted)
+    /// set, or sets bit 2 without bit 0 or with bit 1.
+    #[error(
+        "stem {stem_index}, suffix {suffix}: presence byte {byte:#04x} (bits 3..7 must be 0; \
+         bit 2, deleted, needs bit 0 and excludes bit 1)"
+    )]
     BadPresence {
         /// Index of the stem.
         stem_index: usize,

@@ -12,8 +12,11 @@ pub struct OwnedFractionalSuffix {
     pub suffix: u8,
     /// The current value; `None` = absent.
     pub current_value: Option<[u8; 32]>,
-    /// The value the block writes; `None` = not written.
+    /// The value the block writes; `None` = not written (or deleted).
     pub new_value: Option<[u8; 32]>,
+    /// The block deletes the key (presence bit 2): it needs a current value and no new
+    /// value.
+    pub deleted: bool,
 }
 
 /// One proven stem of the owned form.
@@ -116,7 +119,9 @@ impl OwnedFractionalProof {
             for d in &st.suffixes {
                 out.push(d.suffix);
                 out.push(
-                    u8::from(d.current_value.is_some()) | (u8::from(d.new_value.is_some()) << 1),
+                    u8::from(d.current_value.is_some())
+                        | (u8::from(d.new_value.is_some()) << 1)
+                        | (u8::from(d.deleted) << 2),
                 );
                 for v in d.current_value.iter().chain(d.new_value.iter()) {
                     out.extend(v);

@@ -36,8 +36,10 @@ pub struct FractionalKey {
     pub suffix: u8,
     /// The proven value; `None` = proven absent.
     pub current_value: Option<[u8; 32]>,
-    /// The value the proof writes; `None` = not written.
+    /// The value the proof writes; `None` = not written or deleted.
     pub new_value: Option<[u8; 32]>,
+    /// Whether the proof deletes the key.
+    pub deleted: bool,
 }
 
 impl FractionalKey {
@@ -101,6 +103,7 @@ impl VerifiedFractional {
                 suffix: k.suffix,
                 current_value: k.current_value,
                 new_value: k.new_value,
+                deleted: k.deleted,
             })
             .collect()
     }
@@ -173,12 +176,12 @@ impl PostTree<'_> {
     fn node(&self, path: &[u8], parent_fresh: bool) -> Option<PostKind> {
         let p = NodePath::new(path)?;
         if let Some(n) = self.changed.get(&p) {
-            return Some(match n.leaf_stem {
-                Some(stem) => PostKind::Leaf(stem, n.commitment),
-                None => PostKind::Internal {
-                    commitment: n.commitment,
-                    fresh: n.fresh,
-                },
+            return Some(match *n {
+                PostNode::Empty => PostKind::Empty,
+                PostNode::Leaf { stem, commitment } => PostKind::Leaf(stem, commitment),
+                PostNode::Internal { commitment, fresh } => {
+                    PostKind::Internal { commitment, fresh }
+                }
             });
         }
         if parent_fresh {

@@ -108,6 +108,15 @@ pub fn verify_fractional(
         return Err(VerifyError::ProofRejected.into());
     }
     let (shards, coordinator_root) = bound.ok_or(VerifyError::ProofRejected)?;
+    let mut witness = witness;
+    for &i in proof.deleted_diffs() {
+        // One key per diff, in the same order (`prepare_parts`).
+        let key = witness
+            .keys
+            .get_mut(i as usize)
+            .expect("every deleted diff index is below the proof's diff count");
+        key.deleted = true;
+    }
     // Every internal node but the root is proven internal now, so every absence is bound
     // (§5.2); the standard verifier's own accounting must agree.
     debug_assert_eq!(witness.unbound_absences(), 0);

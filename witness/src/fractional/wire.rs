@@ -34,9 +34,11 @@ pub(super) const HEADER_LEN: usize = 3 + 32;
 const MIN_STEM_LEN: usize = 1 + STEM_LEN + 1 + 2;
 /// Smallest suffix diff: suffix and presence byte.
 const MIN_DIFF_LEN: usize = 2;
-/// Presence bits: current value, new value.
+/// Presence bits: current value, new value, deleted (the key is removed; it needs a current
+/// value and excludes a new one).
 const PRESENT_CURRENT: u8 = 1;
 const PRESENT_NEW: u8 = 2;
+const PRESENT_DELETED: u8 = 4;
 
 /// A decoded fractional proof: views into its one buffer.
 #[derive(Clone, Debug)]
@@ -50,6 +52,9 @@ pub struct FractionalProof {
     witnesses: Vec<Fr>,
     /// Bytes of the coordinator siblings (a multiple of 32), when carried.
     siblings: Option<Range<usize>>,
+    /// The suffix diffs that delete their key, as indices into the proof's diffs (stem
+    /// order, then suffix order), ascending.
+    deleted: Vec<u32>,
 }
 
 struct Reader<'a> {
@@ -173,6 +178,7 @@ impl FractionalProof {
         let mut stems: Vec<StemEntry> = Vec::with_capacity(stem_count);
         // Bounded by the bytes left (2 per diff); grows geometrically from one per stem.
         let mut diffs: Vec<DiffEntry> = Vec::with_capacity(stem_count);
+        let mut deleted: Vec<u32> = Vec::new();
         for stem_index in 0..stem_count {
             let stem_at = r.at;
             r.take(STEM_LEN, "stem")?;
@@ -187,7 +193,10 @@ impl FractionalProof {
             for _ in 0..m {
                 let suffix = r.u8("suffix")?;
                 let presence = r.u8("presence")?;
-                if presence & !(PRESENT_CURRENT | PRESENT_NEW) != 0 {
+                let deletes = presence & PRESENT_DELETED != 0;
+                if presence & !(PRESENT_CURRENT | PRESENT_NEW | PRESENT_DELETED) != 0
+                    || (deletes && presence & (PRESENT_CURRENT | PRESENT_NEW) != PRESENT_CURRENT)
+                {
                     return Err(E::BadPresence {
                         stem_index,
                         suffix,
@@ -204,6 +213,10 @@ impl FractionalProof {
                 };
                 let current_at = value(PRESENT_CURRENT, "current value")?;
                 let new_at = value(PRESENT_NEW, "new value")?;
+                if deletes {
+                    // Below 2^32: one diff takes at least 2 of the buffer's < 2^32 bytes.
+                    deleted.push(diffs.len() as u32);
+                }
                 diffs.push(DiffEntry {
                     suffix,
                     current_at,
@@ -257,6 +270,7 @@ impl FractionalProof {
             layout,
             witnesses,
             siblings,
+            deleted,
         })
     }
 
@@ -304,6 +318,13 @@ impl FractionalProof {
         VerkleProof::new(&self.buf, &self.layout)
     }
 
+    /// The suffix diffs that delete their key (presence bit 2), as indices into the
+    /// proof's diffs in stem order then suffix order — the order of
+    /// [`VerifiedWitness::keys`](crate::VerifiedWitness::keys) — ascending.
+    pub fn deleted_diffs(&self) -> &[u32] {
+        &self.deleted
+    }
+
     /// The internal witnesses (`spec/FRACTIONAL.md` §4.3), in order.
     pub fn internal_witnesses(&self) -> &[Fr] {
         &self.witnesses
@@ -327,6 +348,7 @@ impl FractionalProof {
     pub fn to_owned_proof(&self) -> OwnedFractionalProof {
         let state_diff = self.state_diff();
         let verkle_proof = self.verkle_proof();
+        let mut diff_index = 0u32;
         let stems = state_diff
             .iter()
             .zip(verkle_proof.depth_extension_present())
@@ -336,10 +358,15 @@ impl FractionalProof {
                 suffixes: s
                     .suffix_diffs
                     .iter()
-                    .map(|d| OwnedFractionalSuffix {
-                        suffix: d.suffix,
-                        current_value: d.current_value.copied(),
-                        new_value: d.new_value.copied(),
+                    .map(|d| {
+                        let deleted = self.deleted.binary_search(&diff_index).is_ok();
+                        diff_index += 1;
+                        OwnedFractionalSuffix {
+                            suffix: d.suffix,
+                            current_value: d.current_value.copied(),
+                            new_value: d.new_value.copied(),
+                            deleted,
+                        }
                     })
                     .collect(),
             })

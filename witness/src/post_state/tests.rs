@@ -46,6 +46,7 @@ fn over_empty_tree(writes: &[([u8; 32], [u8; 32])]) -> VerifiedWitness {
             suffix: key[31],
             current_value: None,
             new_value: Some(*value),
+            deleted: false,
             bound: true,
         });
     }
@@ -148,4 +149,145 @@ fn a_mismatch_names_both_roots() {
     );
     assert!(err.to_string().contains(&hex::encode(got)));
     v.check_post_state_root(&got).unwrap();
+}
+
+/// A tree `root → P (path [0x10]) → leaves at P's slots`, `leaves` being `(slot, stem
+/// byte 1, value at suffix 0)`; the proof covers the root, `P`, and the leaves whose slots
+/// are in `proven` (present stems, each read or deleted at suffix 0). Returns the witness
+/// and each leaf's commitment.
+fn two_level(
+    leaves: &[(u8, [u8; 32])],
+    proven: &[u8],
+    deleted: &[u8],
+) -> (VerifiedWitness, Vec<Element>) {
+    let g = &Crs::eip6800().g;
+    let stem_of = |slot: u8| -> [u8; 31] {
+        let mut s = [0x33u8; 31];
+        s[0] = 0x10;
+        s[1] = slot;
+        s
+    };
+    let mut commitments = Vec::new();
+    let mut suffix_trees = Vec::new();
+    for (slot, value) in leaves {
+        let (lo, hi) = value_halves(Some(value));
+        let c1 = vartime_multi_scalar_mul(&[g[0], g[1]], &[lo, hi]);
+        let leaf = vartime_multi_scalar_mul(
+            &[g[0], g[1], g[2]],
+            &[
+                Fr::one(),
+                stem_field(&stem_of(*slot)),
+                c1.map_to_scalar_field(),
+            ],
+        );
+        commitments.push(leaf);
+        suffix_trees.push(c1);
+    }
+    let p = vartime_multi_scalar_mul(
+        &leaves
+            .iter()
+            .map(|(slot, _)| g[usize::from(*slot)])
+            .collect::<Vec<_>>(),
+        &commitments
+            .iter()
+            .map(|c| c.map_to_scalar_field())
+            .collect::<Vec<_>>(),
+    );
+    let root = g[0x10] * p.map_to_scalar_field();
+    let node = |path: &[u8], kind, leaf_stem, commitment: Element| ProvenNode {
+        path: NodePath::new(path).unwrap(),
+        kind,
+        leaf_stem,
+        commitment,
+        field: commitment.map_to_scalar_field(),
+        proven_internal: kind == NodeKind::Internal,
+    };
+    let mut nodes = vec![
+        node(&[], NodeKind::Internal, None, root),
+        node(&[0x10], NodeKind::Internal, None, p),
+    ];
+    let mut stems = Vec::new();
+    let mut keys = Vec::new();
+    for (i, (slot, value)) in leaves.iter().enumerate() {
+        if !proven.contains(slot) {
+            continue;
+        }
+        let stem = stem_of(*slot);
+        nodes.push(node(
+            &[0x10, *slot],
+            NodeKind::Leaf,
+            Some(stem),
+            commitments[i],
+        ));
+        nodes.push(node(
+            &[0x10, *slot, 2],
+            NodeKind::SuffixTree,
+            None,
+            suffix_trees[i],
+        ));
+        stems.push(ProvenStem {
+            stem,
+            depth: 2,
+            status: ExtensionStatus::Present,
+            leaf_stem: Some(stem),
+            bound: true,
+        });
+        keys.push(ProvenKey {
+            stem_index: stems.len() - 1,
+            stem,
+            suffix: 0,
+            current_value: Some(*value),
+            new_value: None,
+            deleted: deleted.contains(slot),
+            bound: true,
+        });
+    }
+    nodes.sort_by_key(|n| n.path);
+    let witness = VerifiedWitness {
+        pre_state_root: root.to_bytes(),
+        nodes,
+        stems,
+        keys,
+        openings: 0,
+    };
+    (witness, commitments)
+}
+
+/// A proof that empties the only proven child of an internal node with other children
+/// cannot have its post-state root computed: whether the node gives way to a lone leaf is
+/// not decided by what the proof opens.
+#[test]
+fn a_deletion_leaving_unopened_children_is_undecided() {
+    let (v, _) = two_level(&[(1, [1; 32]), (2, [2; 32])], &[1], &[1]);
+    assert_eq!(
+        v.post_state_root(),
+        Err(PostStateError::CollapseUnresolved {
+            path: NodePath::new(&[0x10]).unwrap()
+        })
+    );
+    // With a third child the node stays internal, but the proof still cannot tell.
+    let (v, _) = two_level(&[(1, [1; 32]), (2, [2; 32]), (3, [3; 32])], &[1], &[1]);
+    assert!(matches!(
+        v.post_state_root(),
+        Err(PostStateError::CollapseUnresolved { .. })
+    ));
+}
+
+/// The sibling is opened: alone, it takes the internal node's place in the root; with an
+/// unopened third child beside it, the node stays and loses the deleted leaf.
+#[test]
+fn a_lone_leaf_rises_and_a_leaf_with_siblings_stays() {
+    let g = &Crs::eip6800().g;
+    let (v, leaves) = two_level(&[(1, [1; 32]), (2, [2; 32])], &[1, 2], &[1]);
+    let risen = g[0x10] * leaves[1].map_to_scalar_field();
+    assert_eq!(v.post_state_root().unwrap(), risen.to_bytes());
+
+    let (v, leaves) = two_level(&[(1, [1; 32]), (2, [2; 32]), (3, [3; 32])], &[1, 2], &[1]);
+    let p = g[2] * leaves[1].map_to_scalar_field() + g[3] * leaves[2].map_to_scalar_field();
+    let kept = g[0x10] * p.map_to_scalar_field();
+    assert_eq!(v.post_state_root().unwrap(), kept.to_bytes());
+
+    // Both leaves deleted: the node is removed and the root is empty.
+    let (v, _) = two_level(&[(1, [1; 32]), (2, [2; 32])], &[1, 2], &[1, 2]);
+    assert_eq!(v.post_state_root().unwrap(), [0u8; 32]);
 }

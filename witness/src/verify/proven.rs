@@ -216,6 +216,9 @@ pub struct ProvenKey {
     /// The value the witness says the block writes (`None`: not written). Not covered by
     /// the proof; [`VerifiedWitness::post_state_root`] turns these into a root to compare.
     pub new_value: Option<[u8; 32]>,
+    /// Whether the proof deletes the key (then `new_value` is `None`). Only a fractional
+    /// proof can (`spec/FRACTIONAL.md` §4); a standard witness never deletes.
+    pub deleted: bool,
     /// Whether the proven pre-state of this key is bound ([`ProvenStem::bound`] of its
     /// stem): `false` only for a key proven absent through an unbound absence.
     pub bound: bool,

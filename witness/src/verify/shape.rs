@@ -79,6 +79,7 @@ pub(super) fn proven_keys(state_diff: StateDiff<'_>) -> Vec<ProvenKey> {
             suffix: d.suffix,
             current_value: d.current_value.copied(),
             new_value: d.new_value.copied(),
+            deleted: false,
             bound: true,
         }));
     }
