@@ -406,9 +406,16 @@ impl<'a> Replayer<'a> {
         Ok(Step::Applied(r))
     }
 
+    /// Waits until every block applied so far is in the store.
+    pub fn sync(&mut self) -> Result<()> {
+        self.state.sync()
+    }
+
     /// Records the state's final height and the root at that height in the totals (also
     /// when nothing was replayed): the persisted root, also after a block that failed.
-    pub fn finish(&mut self) {
+    pub fn finish(&mut self) -> Result<()> {
+        // Every block written is in the store before the totals report it.
+        self.state.sync()?;
         self.totals.root = Some(self.persisted_root);
         self.totals.height = self.state.height();
         if self.totals.unchecked > 0 {
@@ -417,6 +424,7 @@ impl<'a> Replayer<'a> {
                 self.totals.unchecked, self.totals.skipped
             );
         }
+        Ok(())
     }
 
     /// The summary object.

@@ -14,7 +14,7 @@ use crate::export::ExportReader;
 use crate::outcome::Outcome;
 use crate::pipeline::ReadAhead;
 use crate::progress::Progress;
-use crate::replayer::{Replayer, Step};
+use crate::replayer::{BlockReport, Replayer, Step};
 use crate::rules::Chain;
 use crate::state::State;
 
@@ -126,39 +126,69 @@ pub fn replay_into(
     }
     let mut progress = Progress::new("replay", None);
     let mut outcome = Outcome::Ok;
+    let mut report = |progress: &mut Progress, r: &BlockReport| -> Result<()> {
+        progress.suspend(|| -> std::io::Result<()> {
+            if json {
+                writeln!(out, "{}", r.to_json())
+            } else {
+                writeln!(out, "{}", r.to_line())
+            }
+        })?;
+        Ok(())
+    };
+    // A block is reported once it is in the store: a datadir writes a block's batch while
+    // the next block is applied, and the next block's persist (or the end) waits for it.
+    // So a report is held until the next block has persisted, the run has ended, or a
+    // mismatch stops it.
+    let mut held: Option<BlockReport> = None;
     // Decoding and witness verification run one block ahead, on another thread.
     let (height, root) = replayer.position();
     for prepared in ReadAhead::spawn(ExportReader::new(blocks), height, root)? {
-        let (block, ahead) = prepared?;
-        match replayer.block_verified_ahead(&block, ahead.as_ref())? {
+        let step = prepared
+            .and_then(|(block, ahead)| replayer.block_verified_ahead(&block, ahead.as_ref()));
+        let step = match step {
+            Ok(step) => step,
+            Err(e) => {
+                // The block before the failure is reported once it is in the store.
+                if let Some(prev) = held.take() {
+                    if per_block && replayer.sync().is_ok() {
+                        report(&mut progress, &prev)?;
+                    }
+                }
+                return Err(e);
+            }
+        };
+        match step {
             Step::Skipped => {}
             Step::Applied(r) => {
-                if per_block {
-                    progress.suspend(|| -> std::io::Result<()> {
-                        if json {
-                            writeln!(out, "{}", r.to_json())
-                        } else {
-                            writeln!(out, "{}", r.to_line())
-                        }
-                    })?;
+                if let Some(prev) = held.replace(r) {
+                    if per_block {
+                        report(&mut progress, &prev)?;
+                    }
+                    progress.inc(|| format!("block {}", prev.number));
                 }
-                progress.inc(|| format!("block {}", r.number));
             }
             Step::Mismatch(r) => {
-                progress.suspend(|| -> std::io::Result<()> {
-                    if json {
-                        writeln!(out, "{}", r.to_json())
-                    } else {
-                        writeln!(out, "{}", r.to_line())
+                replayer.sync()?;
+                if let Some(prev) = held.take() {
+                    if per_block {
+                        report(&mut progress, &prev)?;
                     }
-                })?;
+                }
+                report(&mut progress, &r)?;
                 outcome = Outcome::Invalid;
                 break;
             }
         }
     }
+    replayer.finish()?;
+    if let Some(prev) = held.take() {
+        if per_block {
+            report(&mut progress, &prev)?;
+        }
+        progress.inc(|| format!("block {}", prev.number));
+    }
     progress.finish();
-    replayer.finish();
     let secs = start.elapsed().as_secs_f64();
     let mut summary = replayer.summary_json(secs);
     summary["genesis_ms"] = serde_json::json!(genesis.ms);

@@ -176,6 +176,84 @@ fn kill_9_at_random_moments_then_resume_reaches_the_same_roots() {
     assert_eq!(s["root"], blocks[199]["stateRoot"], "kills at {kills:?}");
 }
 
+/// Blocks large enough that each batch is written on the writer thread while the next
+/// block is applied: a kill -9 right after a block's report, or a few milliseconds later
+/// (mid-apply, mid-commit, mid-write of the next block), never loses a reported block, and
+/// the resumed run reaches every root of the export.
+#[test]
+fn kill_9_during_pipelined_writes_then_resume() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("big.jsonl");
+    let out = fverkle()
+        .args(["--json", "gen", "--blocks", "6", "--updates", "10000"])
+        .args(["--accounts", "10000", "--seed", "5", "--out"])
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let genesis = PathBuf::from(json_lines(&out)[0]["genesis"].as_str().unwrap());
+    let blocks: Vec<serde_json::Value> = std::fs::read_to_string(&export)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let dd = dir.path().join("dd");
+    let bin = assert_cmd::cargo::cargo_bin("fverkle");
+    let mut applied_before_kills = 0u64;
+    let mut kills = Vec::new();
+    for (k, ms) in [(1u64, 0u64), (1, 0), (1, 2)] {
+        let mut child = std::process::Command::new(&bin)
+            .args(["--json", "replay", "--layout", "eip6800", "--genesis"])
+            .arg(&genesis)
+            .arg("--datadir")
+            .arg(&dd)
+            .arg(&export)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < k {
+            let Some(line) = lines.next() else { break };
+            if line.unwrap().contains("\"number\"") {
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, k, "the run ended before {k} blocks");
+        std::thread::sleep(Duration::from_millis(ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        drop(lines);
+        applied_before_kills += k;
+        kills.push(format!("{k} blocks + {ms} ms"));
+    }
+    let out = replay_synthetic(&dd, "single", &genesis, &export);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "kills at {kills:?}: {}",
+        show(&out)
+    );
+    let lines = json_lines(&out);
+    for r in lines.iter().filter(|l| l.get("number").is_some()) {
+        let n = r["number"].as_u64().unwrap() as usize;
+        assert_eq!(
+            r["post_root"],
+            blocks[n - 1]["stateRoot"],
+            "kills at {kills:?}"
+        );
+    }
+    let s = lines.last().unwrap();
+    assert!(
+        s["skipped"].as_u64().unwrap() >= applied_before_kills,
+        "kills at {kills:?}: blocks reported before a kill were not kept: {s}"
+    );
+    assert_eq!(s["height"], 6, "kills at {kills:?}");
+    assert_eq!(s["root"], blocks[5]["stateRoot"], "kills at {kills:?}");
+}
+
 #[test]
 fn genesis_datadir_then_prove_and_verify() {
     let dir = tempfile::tempdir().unwrap();
