@@ -78,87 +78,50 @@ fn resume_skips_applied_blocks_and_refuses_other_chains() {
     assert_eq!(s["root"], blocks[199]["stateRoot"]);
 }
 
-#[test]
-fn kill_9_at_random_moments_then_resume_reaches_the_same_roots() {
+/// Runs `fverkle --json replay ARGS`, waits for `blocks` block reports (each block is in
+/// the store before its report) and `ms` milliseconds more, and kills it with SIGKILL.
+fn kill_replay(args: &[&std::ffi::OsStr], blocks: u64, ms: u64) {
     use std::io::BufRead;
-    let dir = tempfile::tempdir().unwrap();
-    let dd = dir.path().join("dd");
-    let bin = assert_cmd::cargo::cargo_bin("fverkle");
-    // Deterministic pseudo-random moments (reported on failure; FVERKLE_KILL_SEED varies them).
-    let mut x: u64 = std::env::var("FVERKLE_KILL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x9e37_79b9);
-    let mut next = |n: u64| {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (x >> 33) % n
-    };
-    let mut kills = Vec::new();
-    let mut applied_before_kills = 0u64;
-    for round in 0..4 {
-        let mut child = std::process::Command::new(&bin)
-            .args([
-                "--json",
-                "replay",
-                "--layout",
-                "legacy",
-                "--chain",
-                "kaustinen6",
-                "--genesis",
-            ])
-            .arg(devnet6_genesis())
-            .arg("--datadir")
-            .arg(&dd)
-            .arg(chain_file())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Kept open until the kill: closing it would end the run through a broken pipe.
-        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        if round == 0 {
-            // Somewhere in start-up or the genesis import.
-            let ms = 50 + next(400);
-            std::thread::sleep(Duration::from_millis(ms));
-            kills.push(format!("{ms} ms"));
-        } else {
-            // After k more blocks were reported (each is persisted before its report), plus
-            // a few milliseconds: mid-block, mid-commit or mid-write.
-            let k = 1 + next(40);
-            let ms = next(30);
-            let mut seen = 0;
-            while seen < k {
-                let Some(line) = lines.next() else { break };
-                if line.unwrap().contains("\"number\"") {
-                    seen += 1;
-                }
-            }
-            assert_eq!(seen, k, "the run ended before {k} blocks");
-            applied_before_kills += k;
-            std::thread::sleep(Duration::from_millis(ms));
-            kills.push(format!("{k} blocks + {ms} ms"));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fverkle"))
+        .args(["--json", "replay"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kept open until the kill: closing it would end the run through a broken pipe.
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = 0;
+    while seen < blocks {
+        let Some(line) = lines.next() else { break };
+        if line.unwrap().contains("\"number\"") {
+            seen += 1;
         }
-        child.kill().unwrap(); // SIGKILL
-        let status = child.wait().unwrap();
-        drop(lines);
-        assert_eq!(
-            status.code(),
-            None,
-            "killed by a signal, kills at {kills:?}"
-        );
     }
-    let out = replay(&dd, "kaustinen6", "legacy", &chain_file());
+    assert_eq!(seen, blocks, "the run ended before {blocks} blocks");
+    std::thread::sleep(Duration::from_millis(ms));
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    drop(lines);
+    assert_eq!(status.code(), None, "killed by a signal");
+}
+
+/// The run that resumes after the kills: it succeeds, every block it applies reaches the
+/// export's root, no block reported before a kill is replayed again, and it ends at the
+/// export's last height and root.
+fn check_resumed(
+    out: &std::process::Output,
+    blocks: &[serde_json::Value],
+    applied_before_kills: u64,
+    kills: &[String],
+) {
     assert_eq!(
         out.status.code(),
         Some(0),
         "kills at {kills:?}: {}",
-        show(&out)
+        show(out)
     );
-    let blocks = chain_blocks();
-    let lines = json_lines(&out);
-    // Every block applied after the kills matched its stateRoot; the final root is the chain's.
+    let lines = json_lines(out);
     for r in lines.iter().filter(|l| l.get("number").is_some()) {
         let n = r["number"].as_u64().unwrap() as usize;
         assert_eq!(
@@ -172,8 +135,58 @@ fn kill_9_at_random_moments_then_resume_reaches_the_same_roots() {
         s["skipped"].as_u64().unwrap() >= applied_before_kills,
         "kills at {kills:?}: blocks reported before a kill were not kept: {s}"
     );
-    assert_eq!(s["height"], 200, "kills at {kills:?}");
-    assert_eq!(s["root"], blocks[199]["stateRoot"], "kills at {kills:?}");
+    assert_eq!(s["height"], blocks.len(), "kills at {kills:?}");
+    assert_eq!(
+        s["root"],
+        blocks[blocks.len() - 1]["stateRoot"],
+        "kills at {kills:?}"
+    );
+}
+
+#[test]
+fn kill_9_at_random_moments_then_resume_reaches_the_same_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    let dd = dir.path().join("dd");
+    // Deterministic pseudo-random moments (reported on failure; FVERKLE_KILL_SEED varies them).
+    let mut x: u64 = std::env::var("FVERKLE_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x9e37_79b9);
+    let mut next = |n: u64| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % n
+    };
+    let genesis = devnet6_genesis();
+    let chain = chain_file();
+    let args: Vec<&std::ffi::OsStr> = vec![
+        "--layout".as_ref(),
+        "legacy".as_ref(),
+        "--chain".as_ref(),
+        "kaustinen6".as_ref(),
+        "--genesis".as_ref(),
+        genesis.as_os_str(),
+        "--datadir".as_ref(),
+        dd.as_os_str(),
+        chain.as_os_str(),
+    ];
+    let mut kills = Vec::new();
+    let mut applied_before_kills = 0u64;
+    for round in 0..4 {
+        // Round 0: somewhere in start-up or the genesis import. Then: after k more blocks
+        // were reported, plus a few milliseconds: mid-block, mid-commit or mid-write.
+        let (k, ms) = if round == 0 {
+            (0, 50 + next(400))
+        } else {
+            (1 + next(40), next(30))
+        };
+        kill_replay(&args, k, ms);
+        applied_before_kills += k;
+        kills.push(format!("{k} blocks + {ms} ms"));
+    }
+    let out = replay(&dd, "kaustinen6", "legacy", &chain);
+    check_resumed(&out, &chain_blocks(), applied_before_kills, &kills);
 }
 
 /// Blocks large enough that each batch is written on the writer thread while the next
@@ -182,7 +195,6 @@ fn kill_9_at_random_moments_then_resume_reaches_the_same_roots() {
 /// the resumed run reaches every root of the export.
 #[test]
 fn kill_9_during_pipelined_writes_then_resume() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("big.jsonl");
     let out = fverkle()
@@ -199,59 +211,24 @@ fn kill_9_during_pipelined_writes_then_resume() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let dd = dir.path().join("dd");
-    let bin = assert_cmd::cargo::cargo_bin("fverkle");
+    let args: Vec<&std::ffi::OsStr> = vec![
+        "--layout".as_ref(),
+        "eip6800".as_ref(),
+        "--genesis".as_ref(),
+        genesis.as_os_str(),
+        "--datadir".as_ref(),
+        dd.as_os_str(),
+        export.as_os_str(),
+    ];
     let mut applied_before_kills = 0u64;
     let mut kills = Vec::new();
     for (k, ms) in [(1u64, 0u64), (1, 0), (1, 2)] {
-        let mut child = std::process::Command::new(&bin)
-            .args(["--json", "replay", "--layout", "eip6800", "--genesis"])
-            .arg(&genesis)
-            .arg("--datadir")
-            .arg(&dd)
-            .arg(&export)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut seen = 0;
-        while seen < k {
-            let Some(line) = lines.next() else { break };
-            if line.unwrap().contains("\"number\"") {
-                seen += 1;
-            }
-        }
-        assert_eq!(seen, k, "the run ended before {k} blocks");
-        std::thread::sleep(Duration::from_millis(ms));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        drop(lines);
+        kill_replay(&args, k, ms);
         applied_before_kills += k;
         kills.push(format!("{k} blocks + {ms} ms"));
     }
     let out = replay_synthetic(&dd, "single", &genesis, &export);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "kills at {kills:?}: {}",
-        show(&out)
-    );
-    let lines = json_lines(&out);
-    for r in lines.iter().filter(|l| l.get("number").is_some()) {
-        let n = r["number"].as_u64().unwrap() as usize;
-        assert_eq!(
-            r["post_root"],
-            blocks[n - 1]["stateRoot"],
-            "kills at {kills:?}"
-        );
-    }
-    let s = lines.last().unwrap();
-    assert!(
-        s["skipped"].as_u64().unwrap() >= applied_before_kills,
-        "kills at {kills:?}: blocks reported before a kill were not kept: {s}"
-    );
-    assert_eq!(s["height"], 6, "kills at {kills:?}");
-    assert_eq!(s["root"], blocks[5]["stateRoot"], "kills at {kills:?}");
+    check_resumed(&out, &blocks, applied_before_kills, &kills);
 }
 
 #[test]
