@@ -2,7 +2,7 @@
 //! tree's) and fractional proofs (`spec/FRACTIONAL.md` §4).
 
 use banderwagon::arith::{One, Zero};
-use verkle::keys::{TreeKey, Value};
+use verkle::keys::{TreeKey, Value, STEM_LEN};
 use verkle::proof::{
     execution_witness, multiproof_bytes_with, HypertreeOpenings, HypertreeProofError, OpenedNode,
     StemOpening, MULTIPROOF_LEN,
@@ -206,7 +206,7 @@ impl ShardedTree {
         // Each round adds a read under a node the previous proof left undecided; a node
         // is decided once one of its children is proven, so the rounds are bounded by the
         // internal nodes above the deleted stems.
-        let rounds = deletes.len().saturating_mul(STEM_DEPTH) + 1;
+        let rounds = deletes.len().saturating_mul(STEM_LEN) + 1;
         for _ in 0..rounds {
             let (proof, nodes) = self.fractional_proof(&keys, &deletes, coordinator_path)?;
             if !proof
@@ -223,17 +223,24 @@ impl ShardedTree {
                 .iter()
                 .find(|n| n.path == path)
                 .ok_or_else(|| FractionalError::UndecidedCollapse { path: path.clone() })?;
+            // The children some proven path already reaches.
+            let mut proven = [false; 256];
+            for n in &nodes {
+                if let Some((&j, parent)) = n.path.split_last() {
+                    if parent == path.as_slice() {
+                        proven[usize::from(j)] = true;
+                    }
+                }
+            }
             let child = (0..=255u8)
                 .find(|&j| {
-                    let mut child_path = path.clone();
-                    child_path.push(j);
-                    node.poly.get(usize::from(j)).is_some_and(|y| !y.is_zero())
-                        && !nodes.iter().any(|n| n.path == child_path)
+                    !proven[usize::from(j)]
+                        && node.poly.get(usize::from(j)).is_some_and(|y| !y.is_zero())
                 })
                 .ok_or_else(|| FractionalError::UndecidedCollapse { path: path.clone() })?;
             let mut key: TreeKey = [0u8; 32];
             let at = path.len();
-            if at >= STEM_DEPTH {
+            if at >= STEM_LEN {
                 return Err(FractionalError::UndecidedCollapse { path });
             }
             key[..at].copy_from_slice(&path);
@@ -275,8 +282,8 @@ impl ShardedTree {
                         .into_iter()
                         .map(|(suffix, current_value, new_value)| {
                             let mut key: TreeKey = [0u8; 32];
-                            key[..STEM_DEPTH].copy_from_slice(&st.stem);
-                            key[STEM_DEPTH] = suffix;
+                            key[..STEM_LEN].copy_from_slice(&st.stem);
+                            key[STEM_LEN] = suffix;
                             OwnedFractionalSuffix {
                                 suffix,
                                 current_value,
@@ -314,9 +321,6 @@ pub enum KeyOp {
     /// Prove its current value and delete it.
     Delete,
 }
-
-/// Length of a stem: the deepest a node can be.
-const STEM_DEPTH: usize = 31;
 
 /// The internal node whose collapse the proof's writes leave undecided, if any: the
 /// verifier's own post-state computation over the proof, verified against its own root.

@@ -137,8 +137,8 @@ impl State for MemoryState {
 /// [`verkle::store::RocksStore`]): nodes, height and meta of a block go in one atomic write.
 ///
 /// The write of a block's batch (one of at least [`PIPELINE_MIN_RECORDS`] records) runs on
-/// its own thread while the replay goes on with the next block; the next [`State::persist`] waits for it before evicting (the evicted nodes
-/// must be in the store to be read back) and before handing over its own batch, so batches
+/// its own thread while the replay goes on with the next block; the next [`State::persist`]
+/// waits for it before evicting (the evicted nodes must be in the store to be read back) and before handing over its own batch, so batches
 /// land one at a time, in block order, each atomic: a crash leaves the store at the last
 /// batch that landed.
 pub struct TreeState<S: NodeStore> {
@@ -176,6 +176,11 @@ impl<S: NodeStore> TreeState<S> {
     }
 }
 
+/// The error of a failed write of block `height`'s batch.
+fn write_error(height: u64, e: impl std::error::Error + Send + Sync + 'static) -> anyhow::Error {
+    anyhow!(e).context(format!("writing block {height} to the store"))
+}
+
 /// Waits for the batch in `slot`, if any, and reports its failure.
 fn land<S: NodeStore>(slot: &mut Option<Writing<S>>) -> Result<()> {
     let Some(w) = slot.take() else {
@@ -183,9 +188,7 @@ fn land<S: NodeStore>(slot: &mut Option<Writing<S>>) -> Result<()> {
     };
     let height = w.height;
     match w.handle.join() {
-        Ok(written) => {
-            written.map_err(|e| anyhow!(e).context(format!("writing block {height} to the store")))
-        }
+        Ok(written) => written.map_err(|e| write_error(height, e)),
         Err(_) => Err(anyhow!("the writer of block {height} panicked")),
     }
 }
@@ -225,9 +228,7 @@ impl State for TreeState<RocksStore> {
         let mut store = self.tree.store().clone();
         if batch.puts.len() + batch.deletes.len() < PIPELINE_MIN_RECORDS {
             // A small batch is written here: a thread would cost more than the write.
-            return store
-                .write(batch)
-                .map_err(|e| anyhow!(e).context(format!("writing block {height} to the store")));
+            return store.write(batch).map_err(|e| write_error(height, e));
         }
         let handle = std::thread::Builder::new()
             .name("fverkle-write".into())

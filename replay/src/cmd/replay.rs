@@ -126,67 +126,62 @@ pub fn replay_into(
     }
     let mut progress = Progress::new("replay", None);
     let mut outcome = Outcome::Ok;
-    let mut report = |progress: &mut Progress, r: &BlockReport| -> Result<()> {
-        progress.suspend(|| -> std::io::Result<()> {
-            if json {
-                writeln!(out, "{}", r.to_json())
-            } else {
-                writeln!(out, "{}", r.to_line())
-            }
-        })?;
+    // Prints a report: an applied block's with `per_block` (and counts it), a mismatch
+    // always.
+    let mut report = |progress: &mut Progress, r: &BlockReport, applied: bool| -> Result<()> {
+        if per_block || !applied {
+            progress.suspend(|| -> std::io::Result<()> {
+                if json {
+                    writeln!(out, "{}", r.to_json())
+                } else {
+                    writeln!(out, "{}", r.to_line())
+                }
+            })?;
+        }
+        if applied {
+            progress.inc(|| format!("block {}", r.number));
+        }
         Ok(())
     };
     // A block is reported once it is in the store: a datadir writes a block's batch while
     // the next block is applied, and the next block's persist (or the end) waits for it.
     // So a report is held until the next block has persisted, the run has ended, or a
-    // mismatch stops it.
+    // mismatch or an error stops it.
     let mut held: Option<BlockReport> = None;
     // Decoding and witness verification run one block ahead, on another thread.
     let (height, root) = replayer.position();
     for prepared in ReadAhead::spawn(ExportReader::new(blocks), height, root)? {
         let step = prepared
             .and_then(|(block, ahead)| replayer.block_verified_ahead(&block, ahead.as_ref()));
-        let step = match step {
-            Ok(step) => step,
-            Err(e) => {
-                // The block before the failure is reported once it is in the store.
+        match step {
+            Ok(Step::Skipped) => {}
+            Ok(Step::Applied(r)) => {
+                if let Some(prev) = held.replace(r) {
+                    report(&mut progress, &prev, true)?;
+                }
+            }
+            Ok(Step::Mismatch(r)) => {
+                replayer.sync()?;
                 if let Some(prev) = held.take() {
-                    if per_block && replayer.sync().is_ok() {
-                        report(&mut progress, &prev)?;
+                    report(&mut progress, &prev, true)?;
+                }
+                report(&mut progress, &r, false)?;
+                outcome = Outcome::Invalid;
+                break;
+            }
+            Err(e) => {
+                if let Some(prev) = held.take() {
+                    if replayer.sync().is_ok() {
+                        report(&mut progress, &prev, true)?;
                     }
                 }
                 return Err(e);
-            }
-        };
-        match step {
-            Step::Skipped => {}
-            Step::Applied(r) => {
-                if let Some(prev) = held.replace(r) {
-                    if per_block {
-                        report(&mut progress, &prev)?;
-                    }
-                    progress.inc(|| format!("block {}", prev.number));
-                }
-            }
-            Step::Mismatch(r) => {
-                replayer.sync()?;
-                if let Some(prev) = held.take() {
-                    if per_block {
-                        report(&mut progress, &prev)?;
-                    }
-                }
-                report(&mut progress, &r)?;
-                outcome = Outcome::Invalid;
-                break;
             }
         }
     }
     replayer.finish()?;
     if let Some(prev) = held.take() {
-        if per_block {
-            report(&mut progress, &prev)?;
-        }
-        progress.inc(|| format!("block {}", prev.number));
+        report(&mut progress, &prev, true)?;
     }
     progress.finish();
     let secs = start.elapsed().as_secs_f64();

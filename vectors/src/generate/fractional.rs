@@ -214,34 +214,27 @@ fn scenarios(w: &World) -> Result<(Vec<Proven>, Proven), VectorError> {
     ];
     proven.push(prove_ops(&mut t1, "deletes", "deletions that leave a leaf, empty a one-stem shard, and empty one stem of the pair so the other rises to the shard top (with the read under it that decides it), and an insert", &deletes, true)?);
     proven.push(prove_ops(&mut t2, "depth2_deletes", "shard depth 2: the deletions of deletes", &deletes, true)?);
-    // The post-state roots of the deleting proofs are the tree's after the same ops.
-    for (depth, name) in [(ShardDepth::One, "deletes"), (ShardDepth::Two, "depth2_deletes")] {
+    // The post-state roots a verifier computes from the writing and deleting proofs are the
+    // sharded tree's after applying the same writes and deletions.
+    let applied_writes: Vec<Access> = writes.iter().filter(|(_, v)| v.is_some()).copied().collect();
+    let applied_deletes: Vec<Access> = deletes.iter().map(|(k, op)| (*k, match op { KeyOp::Set(v) => Some(*v), _ => None })).collect();
+    for (depth, name, applied) in [
+        (ShardDepth::One, "writes", &applied_writes),
+        (ShardDepth::Two, "depth2_writes", &applied_writes),
+        (ShardDepth::One, "deletes", &applied_deletes),
+        (ShardDepth::Two, "depth2_deletes", &applied_deletes),
+    ] {
         let p = proven.iter().find(|p| p.name == name).ok_or_else(|| VectorError::Generator(format!("no scenario {name}")))?;
         let bytes = p.proof.to_bytes().map_err(gen_err)?;
         let v = verify_fractional_bytes(bytes::Bytes::from(bytes), &Anchor::StateRoot(p.state_root)).map_err(gen_err)?;
         let (state, coordinator) = v.post_roots().map_err(gen_err)?;
         let mut after = w.tree(depth, 2)?;
-        let applied: Vec<Access> = deletes.iter().map(|(k, op)| (*k, match op { KeyOp::Set(v) => Some(*v), _ => None })).collect();
-        after.apply(&applied).map_err(gen_err)?;
+        after.apply(applied).map_err(gen_err)?;
         if state != after.canonical_root() || coordinator != Some(after.coordinator_root()) {
-            return Err(VectorError::Generator(format!("{name}: the proof's post-state roots are not the tree's after its deletions")));
+            return Err(VectorError::Generator(format!("{name}: the proof's post-state roots are not the tree's after its writes and deletions")));
         }
-        if v.keys().iter().filter(|k| k.deleted).count() < 3 {
+        if name.ends_with("deletes") && v.keys().iter().filter(|k| k.deleted).count() < 3 {
             return Err(VectorError::Generator(format!("{name}: fewer deletions than asked")));
-        }
-    }
-    // The post-state roots a verifier computes from the writing proofs are the sharded
-    // tree's after applying the writes.
-    for (depth, name) in [(ShardDepth::One, "writes"), (ShardDepth::Two, "depth2_writes")] {
-        let p = proven.iter().find(|p| p.name == name).ok_or_else(|| VectorError::Generator(format!("no scenario {name}")))?;
-        let bytes = p.proof.to_bytes().map_err(gen_err)?;
-        let v = verify_fractional_bytes(bytes::Bytes::from(bytes), &Anchor::StateRoot(p.state_root)).map_err(gen_err)?;
-        let (state, coordinator) = v.post_roots().map_err(gen_err)?;
-        let mut after = w.tree(depth, 2)?;
-        let applied: Vec<Access> = writes.iter().filter(|(_, v)| v.is_some()).copied().collect();
-        after.apply(&applied).map_err(gen_err)?;
-        if state != after.canonical_root() || coordinator != Some(after.coordinator_root()) {
-            return Err(VectorError::Generator(format!("{name}: the proof's post-state roots are not the tree's after its writes")));
         }
     }
     if proven.iter().find(|p| p.name == "absent_needs_witness").is_none_or(|p| p.proof.internal_witnesses.is_empty()) {
