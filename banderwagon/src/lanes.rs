@@ -39,18 +39,18 @@ use crate::{Element, Fq};
 pub(crate) const LANES: usize = 8;
 
 /// Eight extended projective points.
-struct P8 {
-    x: F8,
-    y: F8,
-    z: F8,
-    t: F8,
+pub(crate) struct P8 {
+    pub(crate) x: F8,
+    pub(crate) y: F8,
+    pub(crate) z: F8,
+    pub(crate) t: F8,
 }
 
 /// Eight table entries, signs applied.
-struct Q8 {
-    x: F8,
-    y: F8,
-    dt: F8,
+pub(crate) struct Q8 {
+    pub(crate) x: F8,
+    pub(crate) y: F8,
+    pub(crate) dt: F8,
 }
 
 #[inline]
@@ -81,7 +81,7 @@ fn load(entries: &[&PreparedPoint; LANES], negative: u8) -> Q8 {
 /// `acc += q` in the lanes of `keep` (the mixed HWCD addition of `prepared.rs`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn add_entries(acc: &mut P8, q: &Q8, keep: u8) {
+pub(crate) fn add_entries(acc: &mut P8, q: &Q8, keep: u8) {
     let a = reduce(&mul(&acc.x, &q.x));
     let b = reduce(&mul(&acc.y, &q.y));
     let c = mul(&acc.t, &q.dt);
@@ -137,17 +137,28 @@ fn run(points: &[PreparedPoint], steps: &[LaneSteps<'_>; LANES], out: &mut [Elem
         let q = load(&entries, negative);
         add_entries(&mut acc, &q, keep);
     }
+    for (o, p) in out.iter_mut().zip(unload(&acc)) {
+        *o = Element(p);
+    }
+}
+
+/// The eight points of `acc` as arkworks points (coordinates below `2p` on entry, as every
+/// product leaves them; the common factor of the lanes' numbers stays, see the module
+/// documentation).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub(crate) fn unload(acc: &P8) -> [EdwardsProjective; LANES] {
     let coords = [
         reduce(&acc.x).to_words(),
         reduce(&acc.y).to_words(),
         reduce(&acc.t).to_words(),
         reduce(&acc.z).to_words(),
     ];
-    for (lane, o) in out.iter_mut().enumerate().take(LANES) {
+    core::array::from_fn(|lane| {
         let [x, y, t, z] = coords
             .map(|w| Fq::new_unchecked(BigInt([w[0][lane], w[1][lane], w[2][lane], w[3][lane]])));
-        *o = Element(EdwardsProjective::new_unchecked(x, y, t, z));
-    }
+        EdwardsProjective::new_unchecked(x, y, t, z)
+    })
 }
 
 /// Sums of table entries for up to eight lanes: `out[lane] = Σ_j ±points[steps[lane][j]]`

@@ -62,6 +62,8 @@ mod inverse;
 mod lanes;
 mod legendre;
 mod msm;
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
+mod msm_lanes;
 pub mod once;
 mod prepared;
 mod scalar;

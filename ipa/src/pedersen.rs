@@ -384,4 +384,36 @@ mod tests {
         });
         assert_eq!(committer.add_u128_terms(start, &small), expect);
     }
+
+    /// Many sparse sums at once (eight per lane batch where the processor allows): empty
+    /// sums, sums on the wide-window generators only, on the others only, mixed, and more
+    /// sums than outputs.
+    #[test]
+    fn commit_sparse_many_matches_commit_sparse() {
+        let committer = Committer::eip6800();
+        let mut rng = StdRng::seed_from_u64(13);
+        let mut random = |k: usize| -> Vec<(usize, Fr)> {
+            (0..k)
+                .map(|_| {
+                    let i = rng.gen_range(0..256usize);
+                    let v = Fr::from(rng.gen::<u128>()) * Fr::from(rng.gen::<u128>());
+                    (i, v)
+                })
+                .collect()
+        };
+        let mut sums: Vec<Vec<(usize, Fr)>> = (0..37).map(|k| random(k % 5)).collect();
+        sums.push(vec![(0, Fr::from(1u64)), (4, -Fr::from(2u64))]);
+        sums.push(vec![
+            (2, Fr::from(3u64)),
+            (200, Fr::from(9u64)),
+            (2, -Fr::from(3u64)),
+        ]);
+        for outputs in [sums.len(), 11, 1, 0] {
+            let mut out = vec![Element::generator(); outputs];
+            committer.commit_sparse_many(sums.iter().map(Vec::as_slice), &mut out);
+            for (got, terms) in out.iter().zip(&sums) {
+                assert_eq!(*got, committer.commit_sparse(terms), "{terms:?}");
+            }
+        }
+    }
 }

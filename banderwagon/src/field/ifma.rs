@@ -57,7 +57,7 @@ impl Ifma {
 const MASK: u64 = (1 << 52) - 1;
 
 /// The 52-bit limbs of a 320-bit little-endian integer below 2²⁶⁰.
-const fn limbs52(w: [u64; 5]) -> [u64; 5] {
+pub(crate) const fn limbs52(w: [u64; 5]) -> [u64; 5] {
     [
         w[0] & MASK,
         ((w[0] >> 52) | (w[1] << 12)) & MASK,

@@ -131,10 +131,13 @@ fn sum_terms(
         let sums: Vec<Element> = order
             .par_chunks(TERM_CHUNK / BY_TARGET_MAX_TERMS)
             .flat_map_iter(|chunk| {
-                chunk.iter().map(|&(_, i)| {
+                let mut sums = vec![Element::identity(); chunk.len()];
+                let terms = chunk.iter().map(|&(_, i)| {
                     let i = i as usize;
-                    committer.commit_sparse(&grouped[start[i] as usize..start[i + 1] as usize])
-                })
+                    &grouped[start[i] as usize..start[i + 1] as usize]
+                });
+                committer.commit_sparse_many(terms, &mut sums);
+                sums
             })
             .collect();
         for ((_, i), s) in order.into_iter().zip(sums) {
