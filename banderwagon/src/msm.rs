@@ -3,8 +3,9 @@
 //! Up to a few dozen terms, Straus' method (one doubling chain shared by all terms); above
 //! that, the signed-digit bucket method (Pippenger) over points normalised once to
 //! extended-affine form, its windows split across rayon threads when the `parallel` feature
-//! is on. [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM` for bases
-//! already in plain affine form.
+//! is on; on processors with AVX-512 IFMA eight windows per pass on the lanes
+//! (`msm_lanes.rs`). [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM`
+//! for bases already in plain affine form.
 
 use crate::prelude::*;
 
@@ -43,7 +44,8 @@ pub fn vartime_multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
 
 /// The bucket method (Pippenger) with signed digits over prepared points: per window one
 /// 8-multiplication addition per term into its digit's bucket, then a running sum over the
-/// buckets; windows in parallel (rayon) when the `parallel` feature is on.
+/// buckets; windows in parallel (rayon) when the `parallel` feature is on, eight to a pass
+/// on the AVX-512 IFMA lanes where the processor has them (same group element).
 fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
     #[cfg(all(target_arch = "x86_64", feature = "asm"))]
