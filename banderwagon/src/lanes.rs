@@ -64,11 +64,18 @@ fn load(entries: &[&PreparedPoint; LANES], negative: u8) -> Q8 {
             w[2][k][lane] = e.dt.0 .0[k];
         }
     }
-    let (x, y, dt) = (
+    signed(
         F8::from_words(&w[0]),
         F8::from_words(&w[1]),
         F8::from_words(&w[2]),
-    );
+        negative,
+    )
+}
+
+/// The entries `(x, y, d·x·y)` (each below `p`), negated in the lanes of `negative`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub(crate) fn signed(x: F8, y: F8, dt: F8, negative: u8) -> Q8 {
     let zero = F8::zero();
     // −(x, y, d·x·y) = (−x, y, −d·x·y), with −v taken as p − v (at most p).
     Q8 {

@@ -26,8 +26,8 @@ use core::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_storeu_si512};
 use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsProjective};
 
-use crate::field::ifma::{add, limbs52, mul, reduce, select, sub, times5, Ifma, F8, P, P2};
-use crate::lanes::{add_entries, unload, LANES, P8, Q8};
+use crate::field::ifma::{add, limbs52, mul, reduce, sub, times5, Ifma, F8, P2};
+use crate::lanes::{add_entries, signed, unload, LANES, P8, Q8};
 use crate::prepared::PreparedPoint;
 use crate::Fq;
 
@@ -116,14 +116,7 @@ fn broadcast(p: &PreparedPoint, negative: u8) -> Q8 {
         let w = v.0 .0;
         F8::constant(&limbs52([w[0], w[1], w[2], w[3], 0]))
     };
-    let (x, y, dt) = (lane(&p.x), lane(&p.y), lane(&p.dt));
-    let zero = F8::zero();
-    // −(x, y, d·x·y) = (−x, y, −d·x·y).
-    Q8 {
-        x: select(negative, &sub(&zero, &x, &P), &x),
-        y,
-        dt: select(negative, &sub(&zero, &dt, &P), &dt),
-    }
+    signed(lane(&p.x), lane(&p.y), lane(&p.dt), negative)
 }
 
 /// The eight buckets `buckets[slots[l]]`, lane `l` from the `l`-th.
