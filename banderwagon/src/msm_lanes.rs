@@ -71,13 +71,15 @@ fn run(
     let width = nw.saturating_sub(first).min(LANES);
     for (i, p) in points.iter().enumerate() {
         let row = &digits[i * nw + first..i * nw + first + width];
-        let mut slots = [0usize; LANES];
-        let mut negative = 0u8;
+        // A lane without a window, or with a zero digit, adds into its own bucket 0.
+        let mut slots: [usize; LANES] = core::array::from_fn(|lane| lane * per_lane);
+        let (mut negative, mut any) = (0u8, false);
         for (lane, &d) in row.iter().enumerate() {
-            slots[lane] = lane * per_lane + d.unsigned_abs() as usize;
+            slots[lane] += d.unsigned_abs() as usize;
             negative |= u8::from(d < 0) << lane;
+            any |= d != 0;
         }
-        if row.iter().all(|&d| d == 0) {
+        if !any {
             continue;
         }
         let q = broadcast(p, negative);

@@ -200,11 +200,7 @@ impl Committer {
     /// All table entries are resolved and touched before the first addition, so their
     /// cache misses overlap.
     pub fn commit_sparse(&self, terms: &[(usize, Fr)]) -> Element {
-        let mut split = SplitLookups::default();
-        for (i, v) in terms {
-            split.push(self, *i, v);
-        }
-        split.sum(self, Element::identity())
+        SplitLookups::of(self, terms).sum(self, Element::identity())
     }
 
     /// [`Committer::commit_sparse`] for many sums: `out[i] = Σ value·G_index` over the `i`-th
@@ -219,10 +215,7 @@ impl Committer {
         let mut fast = Vec::with_capacity(out.len());
         let mut all = Vec::with_capacity(out.len());
         for terms in sums.into_iter().take(out.len()) {
-            let mut split = SplitLookups::default();
-            for (i, v) in terms {
-                split.push(self, *i, v);
-            }
+            let split = SplitLookups::of(self, terms);
             fast.push(split.fast);
             all.push(split.all);
         }
@@ -326,6 +319,15 @@ struct SplitLookups {
 }
 
 impl SplitLookups {
+    /// The table positions of `Σ value·G_index` over `terms`.
+    fn of(committer: &Committer, terms: &[(usize, Fr)]) -> SplitLookups {
+        let mut split = SplitLookups::default();
+        for (i, v) in terms {
+            split.push(committer, *i, v);
+        }
+        split
+    }
+
     fn push(&mut self, committer: &Committer, index: usize, value: &Fr) {
         if index < FAST_BASES {
             committer.fast.lookup(index, value, &mut self.fast);

@@ -138,9 +138,9 @@ impl State for MemoryState {
 ///
 /// The write of a block's batch (one of at least [`PIPELINE_MIN_RECORDS`] records) runs on
 /// its own thread while the replay goes on with the next block; the next [`State::persist`]
-/// waits for it before evicting (the evicted nodes must be in the store to be read back) and before handing over its own batch, so batches
-/// land one at a time, in block order, each atomic: a crash leaves the store at the last
-/// batch that landed.
+/// waits for it before evicting (the evicted nodes must be in the store to be read back)
+/// and before handing over its own batch, so batches land one at a time, in block order,
+/// each atomic: a crash leaves the store at the last batch that landed.
 pub struct TreeState<S: NodeStore> {
     tree: Tree<S>,
     /// The batch being written, with its block height.
@@ -355,8 +355,17 @@ mod tests {
         {
             let mut state = open(dir.path());
             for height in 1..=3u64 {
-                let key = [height as u8; 32];
-                state.apply(&[(key, Some([7u8; 32]))]).expect("apply");
+                // One leaf record per stem: enough records for the writer thread.
+                let mut writes: Vec<(TreeKey, Option<Value>)> = (0..PIPELINE_MIN_RECORDS)
+                    .map(|i| {
+                        let mut key = [0u8; 32];
+                        key[0] = 0x80 | height as u8;
+                        key[1..3].copy_from_slice(&(i as u16).to_be_bytes());
+                        (key, Some([height as u8; 32]))
+                    })
+                    .collect();
+                writes.push(([height as u8; 32], Some([7u8; 32])));
+                state.apply(&writes).expect("apply");
                 let root = state.root();
                 let root_key = meta::root_key(height);
                 state
