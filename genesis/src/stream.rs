@@ -4,7 +4,8 @@ use serde_json::Value as Json;
 
 use verkle::keys::{Layout, TreeKey, Value};
 
-use super::{account::*, error::*, parsed_leaves};
+use crate::leaves::parsed_leaves;
+use crate::{account::*, error::*};
 
 /// Accounts per batch of [`stream_genesis_leaves`] that callers without a better figure use
 /// (≈ 2–4 leaves each: a batch of leaves is a few tens of MB).
