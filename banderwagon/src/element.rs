@@ -87,7 +87,7 @@ fn fq_from_be_bytes_canonical(bytes: &[u8; 32]) -> Option<Fq> {
 /// (the subgroup check), computed only when the point is on the curve.
 ///
 /// `y² = u/v` with `u = 1 − a·x²`, `v = 1 − d·x²`: one exponentiation gives `√(u/v)`
-/// without an inversion (see `sqrt.rs`); a second one gives the Legendre symbol of `u`.
+/// without an inversion (see `sqrt/mod.rs`); a second one gives the Legendre symbol of `u`.
 fn decode_x(x: &Fq) -> Result<Fq, DecodeError> {
     let (u, v) = curve_uv(x);
     positive_y(&u, crate::sqrt::sqrt_ratio(&u, &v))
@@ -255,7 +255,8 @@ impl Element {
         encodings: &[&[u8; 32]],
         out: &mut [Element],
     ) -> Option<(usize, DecodeError)> {
-        use crate::sqrt_lanes::{sqrt_ratio8, LANES};
+        use crate::field::ifma::LANES;
+        use crate::sqrt::lanes::sqrt_ratio8;
         let mut first = None;
         for (g, (group, slots)) in encodings
             .chunks(LANES)

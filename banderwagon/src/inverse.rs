@@ -24,6 +24,7 @@ use crate::once::Once as OnceLock;
 
 use ark_ff::{BigInt, Field, Zero};
 
+use crate::field::montgomery::neg_inverse_mod_2_64;
 use crate::{Fq, Fr};
 
 /// Steps per round (so that `|f|, |g| ≤ 2³⁰` fit the packed 32-bit halves).
@@ -88,6 +89,15 @@ struct Modulus {
     p: Limbs,
     /// `−p⁻¹ mod 2⁶⁴`.
     n0: u64,
+}
+
+impl Modulus {
+    fn new(p: Limbs) -> Self {
+        Modulus {
+            p,
+            n0: neg_inverse_mod_2_64(p[0]),
+        }
+    }
 }
 
 /// `(f·u + g·v)·2⁻⁶⁴ mod p`, for `u, v < 2²⁵⁵`; result in `[0, p + 2²²⁵)`.
@@ -218,15 +228,6 @@ pub(crate) fn unpack(p: u64) -> (i64, i64) {
     (f, g)
 }
 
-fn n0_of(p0: u64) -> u64 {
-    // Newton iteration for p⁻¹ mod 2⁶⁴, then negate.
-    let mut inv = 1u64;
-    for _ in 0..6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv)));
-    }
-    inv.wrapping_neg()
-}
-
 /// Field elements with value `2^(34·T + 512)` for `T < MAX_ROUNDS`: multiplying the raw
 /// result `v` (read as a Montgomery word) by it gives `x⁻¹` in Montgomery form.
 fn corrections<F: Field>() -> Vec<F> {
@@ -245,7 +246,7 @@ pub fn fq_inverse(x: &Fq) -> Option<Fq> {
     }
     let (m, corr) = M.get_or_init(|| {
         let p = <Fq as ark_ff::PrimeField>::MODULUS.0;
-        (Modulus { p, n0: n0_of(p[0]) }, corrections::<Fq>())
+        (Modulus::new(p), corrections::<Fq>())
     });
     match raw_inverse(m, &x.0 .0) {
         Some((v, t)) => corr
@@ -265,7 +266,7 @@ pub fn fr_inverse(x: &Fr) -> Option<Fr> {
     }
     let (m, corr) = M.get_or_init(|| {
         let p = <Fr as ark_ff::PrimeField>::MODULUS.0;
-        (Modulus { p, n0: n0_of(p[0]) }, corrections::<Fr>())
+        (Modulus::new(p), corrections::<Fr>())
     });
     match raw_inverse(m, &x.0 .0) {
         Some((v, t)) => corr
@@ -330,7 +331,7 @@ mod tests {
     fn never_falls_back() {
         let mut rng = StdRng::seed_from_u64(9);
         let p = <Fq as ark_ff::PrimeField>::MODULUS.0;
-        let m = Modulus { p, n0: n0_of(p[0]) };
+        let m = Modulus::new(p);
         let mut worst = 0;
         for x in (0..5000)
             .map(|_| Fq::rand(&mut rng))
@@ -344,7 +345,7 @@ mod tests {
         }
         assert!(worst <= 17, "worst {worst}");
         let p = <Fr as ark_ff::PrimeField>::MODULUS.0;
-        let m = Modulus { p, n0: n0_of(p[0]) };
+        let m = Modulus::new(p);
         for x in (0..5000)
             .map(|_| Fr::rand(&mut rng))
             .chain(edge_cases::<Fr>())

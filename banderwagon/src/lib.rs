@@ -18,8 +18,10 @@
 //! assert_eq!(Element::from_bytes(&bytes).unwrap(), g);
 //! let _scalar: Fr = g.map_to_scalar_field();
 //! ```
-// Only `field::adx`, `field::ifma` and `lanes` (run-time detected assembly and AVX-512)
-// opt out, each with a safety argument.
+// Only the backend modules opt out, each with `#![allow(unsafe_code)]` and a safety argument
+// (run-time detected assembly and AVX-512): the field backends `field::backend::adx`,
+// `field::backend::ifma` and `field::backend::ifma_model` (its tests against the hardware),
+// and the lane algorithms `fixed_base::lanes`, `msm::lanes` and `sqrt::lanes`.
 #![deny(unsafe_code)]
 #![cfg_attr(not(feature = "std"), no_std)]
 
@@ -58,18 +60,12 @@ mod field;
 mod fixed_base;
 mod fixed_base_msm;
 mod inverse;
-#[cfg(all(target_arch = "x86_64", feature = "asm"))]
-mod lanes;
 mod legendre;
 mod msm;
-#[cfg(all(target_arch = "x86_64", feature = "asm"))]
-mod msm_lanes;
 pub mod once;
 mod prepared;
 mod scalar;
 mod sqrt;
-#[cfg(all(target_arch = "x86_64", feature = "asm"))]
-mod sqrt_lanes;
 mod threads;
 
 pub use element::{DecodeError, Element, MTF_CHUNK};

@@ -25,6 +25,9 @@ use ark_ff::{BigInteger, FftField, Field, One, PrimeField, Zero};
 use crate::field::{with_field_mul, FieldMul};
 use crate::Fq;
 
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
+pub(crate) mod lanes;
+
 const WINDOW: u32 = 5;
 
 /// A fixed exponent as a left-to-right schedule of `(squarings, odd digit)` steps.
@@ -194,7 +197,7 @@ impl Tables {
 
 /// `√(u/v)` when `v ≠ 0` and `u/v` is a square (either root); `None` otherwise.
 pub(crate) fn sqrt_ratio(u: &Fq, v: &Fq) -> Option<Fq> {
-    // The 8-lane version (`sqrt_lanes`) treats zero inputs the same way.
+    // The 8-lane version (`sqrt/lanes.rs`) treats zero inputs the same way.
     if v.is_zero() {
         return None;
     }
@@ -346,7 +349,7 @@ mod tests {
             return;
         };
         let mut rng = StdRng::seed_from_u64(12);
-        let mut xs = crate::field::tests::edge_values();
+        let mut xs = crate::field::test_values::edge_values();
         xs.extend((0..3000).map(|i| {
             let x = Fq::rand(&mut rng);
             if i % 2 == 0 {

@@ -8,12 +8,13 @@
 //! scatters them back. Bucket 0 of each lane takes the additions of zero digits (and of the
 //! windows past the last), so every step is a full eight-lane addition with no masks.
 //!
-//! The numbers follow `lanes.rs`: points enter as arkworks' Montgomery words, each bucket
-//! carries its own common factor, and the running sum's full additions are homogeneous, so
-//! the window sums leave as arkworks points with other projective coordinates. In the full
-//! addition `C = T₁·T₂·d` takes the constant `d·2²⁶⁰` so that it carries the same `2⁻²⁶⁰`
-//! as `A`, `B` and `D`; its bounds are those of `lanes.rs` with both operands below `2p`
-//! (`E·F`, `G·H`, `E·H`, `F·G` at most `24p²`).
+//! The numbers follow `fixed_base/lanes.rs`: points enter as arkworks' Montgomery words,
+//! each bucket carries its own common factor, and the running sum's full additions are
+//! homogeneous, so the window sums leave as arkworks points with other projective
+//! coordinates. In the full addition `C = T₁·T₂·d` takes the constant `d·2²⁶⁰` so that it
+//! carries the same `2⁻²⁶⁰` as `A`, `B` and `D`; its bounds are those of
+//! `fixed_base/lanes.rs` with both operands below `2p` (`E·F`, `G·H`, `E·H`, `F·G` at most
+//! `24p²`).
 //!
 //! # Safety
 //!
@@ -26,8 +27,8 @@ use core::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_storeu_si512};
 use ark_ec::twisted_edwards::TECurveConfig;
 use ark_ed_on_bls12_381_bandersnatch::{BandersnatchConfig, EdwardsProjective};
 
-use crate::field::ifma::{add, limbs52, mul, reduce, sub, times5, Ifma, F8, P2};
-use crate::lanes::{add_entries, signed, unload, LANES, P8, Q8};
+use crate::field::backend::ifma::{add, limbs52, mul, reduce, sub, times5, Ifma, F8, LANES, P2};
+use crate::fixed_base::lanes::{add_entries, signed, unload, P8, Q8};
 use crate::prepared::PreparedPoint;
 use crate::Fq;
 

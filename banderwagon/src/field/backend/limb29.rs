@@ -18,9 +18,9 @@
 //! Bounds: a column holds at most nine products of each kind, each below 2⁵⁸, plus the
 //! carry from the column before (below 2³⁵): `18·2⁵⁸ + 2³⁵ < 2⁶³`.
 
-use ark_ff::{BigInt, PrimeField};
+use ark_ff::BigInt;
 
-use super::FieldMul;
+use crate::field::montgomery::{FieldMul, MODULUS, NEG_P_INV};
 use crate::Fq;
 
 /// Bits per limb.
@@ -32,22 +32,11 @@ const MASK: u64 = (1 << BITS) - 1;
 const LAST_BITS: u32 = 256 - 8 * BITS;
 
 /// `p` in 29-bit limbs.
-const P: [u64; N] = split(&<Fq as PrimeField>::MODULUS.0);
+const P: [u64; N] = split(&MODULUS);
 /// `p` in 64-bit limbs.
-const P64: [u64; 4] = <Fq as PrimeField>::MODULUS.0;
+const P64: [u64; 4] = MODULUS;
 /// `−p⁻¹ mod 2²⁹`.
-const MU: u64 = neg_inverse_mod_2_64(P64[0]) & MASK;
-
-/// `−x⁻¹ mod 2⁶⁴` for odd `x`, by Newton's iteration (each step doubles the correct bits).
-const fn neg_inverse_mod_2_64(x: u64) -> u64 {
-    let mut inv = 1u64;
-    let mut i = 0;
-    while i < 6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(x.wrapping_mul(inv)));
-        i += 1;
-    }
-    inv.wrapping_neg()
-}
+const MU: u64 = NEG_P_INV & MASK;
 
 /// The 29-bit limbs of a value below 2²⁶¹ given as four 64-bit limbs.
 #[inline(always)]

@@ -16,8 +16,8 @@
 //! # Scale
 //!
 //! The lanes are loaded from arkworks' Montgomery words (`x·2²⁵⁶`) unchanged, so the numbers
-//! a caller computes with carry a factor it must track (see `lanes.rs`): `mul` of two such
-//! numbers gives `x·y·2²⁵²`, i.e. arkworks' `x·y/16`.
+//! a caller computes with carry a factor it must track (see `fixed_base/lanes.rs`): `mul` of
+//! two such numbers gives `x·y·2²⁵²`, i.e. arkworks' `x·y/16`.
 //!
 //! # Safety
 //!
@@ -34,14 +34,15 @@ use std::arch::x86_64::{
     _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi64,
 };
 
-use ark_ff::PrimeField;
-
-use crate::Fq;
+use crate::field::montgomery::{modulus_times, MODULUS, NEG_P_INV};
 
 /// The backend token for processors with AVX-512F and AVX-512 IFMA; a value of this type
 /// exists only once both features were detected at run time.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ifma(());
+
+/// Lanes of an [`F8`]: the field elements one vector operation works on.
+pub(crate) const LANES: usize = 8;
 
 impl Ifma {
     /// `Some` when the running processor has AVX-512F and AVX-512 IFMA.
@@ -67,22 +68,6 @@ pub(crate) const fn limbs52(w: [u64; 5]) -> [u64; 5] {
     ]
 }
 
-/// `k·p` as five 64-bit words, for small `k`.
-const fn modulus_times(k: u64) -> [u64; 5] {
-    let p = <Fq as PrimeField>::MODULUS.0;
-    let mut out = [0u64; 5];
-    let mut carry = 0u128;
-    let mut i = 0;
-    while i < 4 {
-        let v = p[i] as u128 * k as u128 + carry;
-        out[i] = v as u64;
-        carry = v >> 64;
-        i += 1;
-    }
-    out[4] = carry as u64;
-    out
-}
-
 /// `p`, `2p` and `4p` in 52-bit limbs.
 pub(crate) const P: [u64; 5] = limbs52(modulus_times(1));
 pub(crate) const P2: [u64; 5] = limbs52(modulus_times(2));
@@ -90,19 +75,10 @@ pub(crate) const P2: [u64; 5] = limbs52(modulus_times(2));
 pub(crate) const P4: [u64; 5] = limbs52(modulus_times(4));
 
 /// `−p⁻¹ mod 2⁵²`.
-const PINV: u64 = {
-    let p0 = <Fq as PrimeField>::MODULUS.0[0];
-    let mut inv = 1u64;
-    let mut i = 0;
-    while i < 6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv)));
-        i += 1;
-    }
-    inv.wrapping_neg() & MASK
-};
+const PINV: u64 = NEG_P_INV & MASK;
 
 // `div16` relies on p ≡ 1 (mod 16).
-const _: () = assert!(<Fq as PrimeField>::MODULUS.0[0] & 15 == 1);
+const _: () = assert!(MODULUS[0] & 15 == 1);
 
 /// Eight field elements, limb-sliced (see the module documentation).
 #[derive(Clone, Copy, Debug)]
@@ -307,7 +283,8 @@ pub(crate) fn mul(a: &F8, b: &F8) -> F8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::field::tests::edge_values;
+    use crate::field::test_values::edge_values;
+    use crate::Fq;
     use ark_ff::{BigInt, Field, UniformRand};
     use rand::{rngs::StdRng, SeedableRng};
 
@@ -363,7 +340,7 @@ mod tests {
         }
         let r = mul(&big4, &big8);
         let w = r.to_words();
-        let p = <Fq as PrimeField>::MODULUS.0;
+        let p = MODULUS;
         let p2 = modulus_times(2);
         for lane in 0..8 {
             let v = [w[0][lane], w[1][lane], w[2][lane], w[3][lane]];

@@ -1,9 +1,9 @@
-//! Eight square roots at once on the AVX-512 IFMA lanes (`field::ifma`), for point
+//! Eight square roots at once on the AVX-512 IFMA lanes (`field::backend::ifma`), for point
 //! decompression in batches.
 //!
 //! [`sqrt_ratio8`] gives, lane by lane, what `sqrt::sqrt_ratio` gives. The fixed part — the
 //! chain `v^(2³²−1)`, `v^(2³³−1)`, the sliding-window power `(u·v^(2³³−1))^((m−1)/2)` and the
-//! products `c = x^((m+1)/2)`, `τ = x^m` (`sqrt.rs` explains them), about 330 of the 360
+//! products `c = x^((m+1)/2)`, `τ = x^m` (`sqrt/mod.rs` explains them), about 330 of the 360
 //! field products of a root — runs on eight lanes at once; the discrete logarithm of `τ` and
 //! the last product run per lane on the scalar arithmetic.
 //!
@@ -28,13 +28,11 @@
 
 use ark_ff::{BigInt, Field, One, PrimeField, Zero};
 
-use crate::field::ifma::{self, Ifma, F8};
-use crate::field::{with_field_mul, FieldMul};
-use crate::sqrt::{tables, Schedule};
+use super::{tables, Schedule};
+use crate::field::backend::ifma::{self, Ifma, F8, LANES};
+use crate::field::montgomery::FieldMul;
+use crate::field::with_field_mul;
 use crate::Fq;
-
-/// Lanes per call.
-pub(crate) const LANES: usize = 8;
 
 /// `2^k mod p` as a canonical integer's four words.
 fn two_pow(k: u64) -> [u64; 4] {
@@ -149,7 +147,7 @@ pub(crate) fn sqrt_ratio8(_ifma: Ifma, u: &[Fq; LANES], v: &[Fq; LANES]) -> [Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::field::tests::edge_values;
+    use crate::field::test_values::edge_values;
     use crate::sqrt::sqrt_ratio;
     use ark_ff::UniformRand;
     use rand::{rngs::StdRng, SeedableRng};

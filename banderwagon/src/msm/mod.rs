@@ -4,7 +4,7 @@
 //! that, the signed-digit bucket method (Pippenger) over points normalised once to
 //! extended-affine form, its windows split across rayon threads when the `parallel` feature
 //! is on; on processors with AVX-512 IFMA eight windows per pass on the lanes
-//! (`msm_lanes.rs`). [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM`
+//! (`msm/lanes.rs`). [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM`
 //! for bases already in plain affine form.
 
 use crate::prelude::*;
@@ -19,6 +19,9 @@ use crate::prepared::{
     add_projective, add_signed, double_projective, double_projective_xyz, is_zero_x, PreparedPoint,
 };
 use crate::{Element, Fr};
+
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
+mod lanes;
 
 /// Below this many terms a product-by-product sum beats the bucket method's set-up.
 const NAIVE_THRESHOLD: usize = 16;
@@ -127,7 +130,7 @@ fn combine_windows(sums: &[EdwardsProjective], c: u32) -> Element {
     Element(acc)
 }
 
-/// The bucket method with eight windows per pass on AVX-512 IFMA lanes (`msm_lanes.rs`).
+/// The bucket method with eight windows per pass on AVX-512 IFMA lanes (`lanes.rs`).
 /// The passes (and, when the threads do not divide them evenly, slices of the points) run
 /// as rayon jobs; the slices' window sums are added.
 #[cfg(all(target_arch = "x86_64", feature = "asm"))]
@@ -136,7 +139,7 @@ fn pippenger_lanes(
     points: &[PreparedPoint],
     scalars: &[Fr],
 ) -> Element {
-    use crate::lanes::LANES;
+    use crate::field::ifma::LANES;
     #[cfg(feature = "parallel")]
     let threads = rayon::current_num_threads().max(1);
     #[cfg(not(feature = "parallel"))]
@@ -150,7 +153,7 @@ fn pippenger_lanes(
     let job = |(g, s): (usize, usize)| {
         let start = (s * per_slice).min(n);
         let end = (start + per_slice).min(n);
-        let sums = crate::msm_lanes::window_sums(
+        let sums = lanes::window_sums(
             ifma,
             &points[start..end],
             &digits[start * nw..end * nw],
@@ -189,7 +192,7 @@ fn pippenger_lanes(
 #[cfg(all(target_arch = "x86_64", feature = "asm"))]
 fn lanes_window(n: usize, threads: usize) -> (u32, usize) {
     let plan = |c: u32| -> (u64, usize) {
-        let groups = windows(c).div_ceil(crate::lanes::LANES);
+        let groups = windows(c).div_ceil(crate::field::ifma::LANES);
         let even = groups.is_multiple_of(threads);
         let slices = if even || n < 2048 { 1 } else { threads };
         let cost = groups as u64 * (n as u64 + slices as u64 * 12 * (1u64 << (c - 1)) / 5);
@@ -425,10 +428,10 @@ mod tests {
         for c in [4u32, 6, 8, 11, 13] {
             let nw = windows(c);
             let digits = recode(&scalars, c, nw);
-            for g in 0..nw.div_ceil(crate::lanes::LANES) {
-                let lanes = crate::msm_lanes::window_sums(ifma, &prepared, &digits, c, nw, g);
+            for g in 0..nw.div_ceil(crate::field::ifma::LANES) {
+                let lanes = lanes::window_sums(ifma, &prepared, &digits, c, nw, g);
                 for (l, got) in lanes.iter().enumerate() {
-                    let j = g * crate::lanes::LANES + l;
+                    let j = g * crate::field::ifma::LANES + l;
                     let want = if j < nw {
                         window_sum(Portable, &prepared, &digits, c, nw, j)
                     } else {

@@ -18,7 +18,7 @@
 //!
 //! With accumulator coordinates below `2p` and table coordinates at most `p` (a negated
 //! entry is `p − x`), the addition keeps every Montgomery input pair's bounds at most
-//! `35p²` (see `field::ifma`): `A = X·x`, `B = Y·y` are reduced below `p`, so
+//! `35p²` (see `field::backend::ifma`): `A = X·x`, `B = Y·y` are reduced below `p`, so
 //! `E = M + 2p − (A + B) < 4p`, `F = D + 2p − C < 4p`, `G = D + C < 4p`, `H = B + 5A < 6p`,
 //! and the products `E·F`, `G·H`, `E·H`, `F·G` stay below `2p`.
 //!
@@ -31,12 +31,11 @@
 use ark_ed_on_bls12_381_bandersnatch::EdwardsProjective;
 use ark_ff::BigInt;
 
-use crate::field::ifma::{add, div16, mul, reduce, select, sub, times5, Ifma, F8, P, P2};
+use crate::field::backend::ifma::{
+    add, div16, mul, reduce, select, sub, times5, Ifma, F8, LANES, P, P2,
+};
 use crate::prepared::PreparedPoint;
 use crate::{Element, Fq};
-
-/// Lanes per batch.
-pub(crate) const LANES: usize = 8;
 
 /// Eight extended projective points.
 pub(crate) struct P8 {

@@ -15,6 +15,9 @@ use crate::field::{with_field_mul, FieldMul};
 use crate::prepared::{add_prepared, add_signed, from_signed, PreparedPoint};
 use crate::{Element, Fr};
 
+#[cfg(all(target_arch = "x86_64", feature = "asm"))]
+pub(crate) mod lanes;
+
 /// Precomputed multiples of a fixed list of bases.
 #[derive(Clone)]
 pub struct FixedBaseTable {
@@ -348,8 +351,9 @@ impl FixedBaseTable {
     internal_fn! {
         /// [`FixedBaseTable::add_lookups`] for many accumulators: `accs[i] += Σ lookups[i]`
         /// (pairs beyond the shorter slice are left alone). On processors with AVX-512 IFMA the
-        /// sums run eight side by side (`lanes.rs`); the group elements are the same either way,
-        /// their projective coordinates may differ. Panics if a `lookups` came from a larger table.
+        /// sums run eight side by side (`fixed_base/lanes.rs`); the group elements are the same
+        /// either way, their projective coordinates may differ. Panics if a `lookups` came from
+        /// a larger table.
         fn add_lookups_many(&self, accs: &mut [Element], lookups: &[Lookups]) {
             #[cfg(all(target_arch = "x86_64", feature = "asm"))]
             if let Some(ifma) = crate::field::lanes() {
@@ -370,7 +374,8 @@ impl FixedBaseTable {
         accs: &mut [Element],
         lookups: &[Lookups],
     ) {
-        use crate::lanes::{products, LaneSteps, LANES};
+        use crate::field::ifma::LANES;
+        use lanes::{products, LaneSteps};
         let n = accs.len().min(lookups.len());
         let mut steps: [Vec<Option<(usize, bool)>>; LANES] = Default::default();
         let mut sums = [Element(EdwardsProjective::ZERO); LANES];
@@ -420,7 +425,7 @@ impl FixedBaseTable {
 
     /// `out[i] = s_i·B_{index_i}` for the `i`-th `(index_i, s_i)` of `terms`, for as many
     /// terms as both `terms` and `out` have. On processors with AVX-512 IFMA the products
-    /// run eight side by side (`lanes.rs`); the group elements are the same as
+    /// run eight side by side (`fixed_base/lanes.rs`); the group elements are the same as
     /// [`FixedBaseTable::mul`]'s, their projective coordinates may differ. Panics if an
     /// index is out of range.
     pub fn mul_many<'a>(
@@ -451,7 +456,8 @@ impl FixedBaseTable {
         terms: impl IntoIterator<Item = (usize, &'a Fr)>,
         out: &mut [Element],
     ) {
-        use crate::lanes::{products, LaneSteps, LANES};
+        use crate::field::ifma::LANES;
+        use lanes::{products, LaneSteps};
         self.assert_full_range();
         let per_window = self.per_window();
         let bases = self.num_bases();

@@ -21,27 +21,13 @@
 
 use std::arch::asm;
 
-use ark_ff::{BigInt, PrimeField};
+use ark_ff::BigInt;
 
-use super::FieldMul;
+use crate::field::montgomery::{FieldMul, MODULUS, NEG_P_INV};
 use crate::Fq;
 
 /// `p` (four limbs) followed by `−p⁻¹ mod 2⁶⁴`, read by the assembly through one pointer.
-static MODULUS_AND_INV: [u64; 5] = {
-    let p = <Fq as PrimeField>::MODULUS.0;
-    [p[0], p[1], p[2], p[3], neg_inverse_mod_2_64(p[0])]
-};
-
-/// `−x⁻¹ mod 2⁶⁴` for odd `x`, by Newton's iteration (each step doubles the correct bits).
-const fn neg_inverse_mod_2_64(x: u64) -> u64 {
-    let mut inv = 1u64;
-    let mut i = 0;
-    while i < 6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(x.wrapping_mul(inv)));
-        i += 1;
-    }
-    inv.wrapping_neg()
-}
+static MODULUS_AND_INV: [u64; 5] = [MODULUS[0], MODULUS[1], MODULUS[2], MODULUS[3], NEG_P_INV];
 
 /// The multiplication backend for processors with BMI2 and ADX; a value of this type exists
 /// only once both features were detected at run time.

@@ -3,19 +3,22 @@
 //! Each function here does, on one lane's five 52-bit limbs, exactly what its namesake in
 //! `ifma.rs` does on eight: `vpmadd52luq`/`vpmadd52huq` are modelled with a 128-bit product
 //! of the operands' low 52 bits, vector adds and subtracts wrap at 64 bits, the carry is an
-//! arithmetic shift. The constants are derived here again from the modulus rather than
-//! taken from `ifma.rs`.
+//! arithmetic shift. The 52-bit limbs of the constants are split here again rather than
+//! taken from `ifma.rs`; the words they are split from (`k·p`, `−p⁻¹`) are the shared ones
+//! of `field::montgomery`.
 //!
 //! The model runs on every machine, so the lane algorithms (Montgomery multiplication with
 //! `R' = 2²⁶⁰`, lazy reduction and its bounds, `div16`, the conditional subtraction) are
 //! checked against arkworks everywhere; where the processor has IFMA, the hardware functions
 //! are checked against the model limb for limb, so a difference between the two (an
 //! intrinsic misused, a shift off by one) shows even where the final values would agree.
+#![allow(unsafe_code)]
 
-use ark_ff::{BigInt, BigInteger, Field, PrimeField, UniformRand};
+use ark_ff::{BigInt, BigInteger, Field, UniformRand};
 use rand::{rngs::StdRng, SeedableRng};
 
-use crate::field::tests::edge_values;
+use crate::field::montgomery::{modulus_times, MODULUS, NEG_P_INV};
+use crate::field::test_values::edge_values;
 use crate::Fq;
 
 const MASK: u64 = (1 << 52) - 1;
@@ -35,16 +38,7 @@ fn madd52hi(acc: u64, a: u64, b: u64) -> u64 {
 
 /// `k·p` in 52-bit limbs.
 fn modulus_limbs(k: u64) -> Lane {
-    let p = Fq::MODULUS.0;
-    let mut wide = [0u64; 5];
-    let mut carry = 0u128;
-    for i in 0..4 {
-        let v = u128::from(p[i]) * u128::from(k) + carry;
-        wide[i] = v as u64;
-        carry = v >> 64;
-    }
-    wide[4] = carry as u64;
-    from_wide(&wide)
+    from_wide(&modulus_times(k))
 }
 
 /// Limbs of a number below 2²⁶⁰ given as 64-bit words.
@@ -83,7 +77,7 @@ fn unload(l: &Lane) -> Fq {
     let v = value(l);
     assert_eq!(v[4], 0, "value above 2^256: {v:?}");
     let mut x = BigInt([v[0], v[1], v[2], v[3]]);
-    let p = Fq::MODULUS;
+    let p = BigInt(MODULUS);
     while x >= p {
         x.sub_with_borrow(&p);
     }
@@ -140,14 +134,9 @@ fn div16(a: &Lane) -> Lane {
     })
 }
 
-/// `−p⁻¹ mod 2⁵²` by Newton's iteration.
+/// `−p⁻¹ mod 2⁵²`.
 fn pinv() -> u64 {
-    let p0 = Fq::MODULUS.0[0];
-    let mut inv = 1u64;
-    for _ in 0..6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv)));
-    }
-    inv.wrapping_neg() & MASK
+    NEG_P_INV & MASK
 }
 
 fn mul(a: &Lane, b: &Lane) -> Lane {
@@ -221,12 +210,11 @@ fn the_model_computes_what_arkworks_does() {
 /// The hardware against the model. Safety: the `#[target_feature]` functions run only after
 /// the test checked that the processor has AVX-512F and AVX-512 IFMA.
 #[cfg(all(target_arch = "x86_64", feature = "asm"))]
-#[allow(unsafe_code)]
 mod hardware {
     use std::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_storeu_si512};
 
     use super::*;
-    use crate::field::ifma::{self, Ifma, F8};
+    use crate::field::backend::ifma::{self, Ifma, F8};
 
     /// The eight lanes' limbs of an `F8`.
     #[target_feature(enable = "avx512f,avx512ifma")]
