@@ -28,7 +28,7 @@ if command -v rustup >/dev/null 2>&1; then
       rustup component add "$comp" >&2
     fi
   done
-  for target in wasm32-unknown-unknown riscv32imac-unknown-none-elf; do
+  for target in wasm32-unknown-unknown riscv32imac-unknown-none-elf aarch64-unknown-linux-gnu; do
     if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then rustup target add "$target" >&2; fi
   done
 fi
