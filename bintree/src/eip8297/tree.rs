@@ -205,7 +205,7 @@ impl<H: TreeHash> Tree<H> {
 
     /// Applies a batch of writes: `Some(value)` sets, `None` removes; of several writes to one
     /// key the last counts. Key lengths are checked before anything changes; a prefix
-    /// conflict stops the batch and leaves the writes before it (in key order) applied.
+    /// conflict fails the batch and may leave part of it applied.
     pub fn apply<K, I>(&mut self, writes: I) -> Result<(), Error>
     where
         K: AsRef<[u8]>,
@@ -386,7 +386,10 @@ fn apply(
             }
         }
     }
-    let _ = level;
+    if matches!(node, Node::Empty) && ops.iter().all(|(_, value)| value.is_some()) {
+        *node = build(start, ops, level)?;
+        return Ok((ops.len(), 0));
+    }
     let (mut inserted, mut removed) = (0, 0);
     for (key, value) in ops {
         let change = match value {
@@ -400,6 +403,68 @@ fn apply(
         }
     }
     Ok((inserted, removed))
+}
+
+/// The subtree (`binarize`) of sorted, distinct, present writes sharing bits `..start`, with
+/// no hash computed yet.
+fn build(start: usize, ops: &[(&[u8], Option<[u8; 32]>)], level: usize) -> Result<Node, Error> {
+    let (first, last) = match ops {
+        [] => return Ok(Node::Empty),
+        [(key, value)] => return Ok(Node::leaf(key, &value.unwrap_or_default())),
+        [first, .., last] => (first.0, last.0),
+    };
+    // Sorted keys: the first and last diverge at the first bit where any two do.
+    let limit = 8 * core::cmp::min(first.len(), last.len());
+    let split = first_difference(first, last, start, limit);
+    if split == limit {
+        return Err(not_prefix_free(first.len(), last.len()));
+    }
+    if let Some((key, _)) = ops.iter().find(|(key, _)| 8 * key.len() <= split) {
+        return Err(not_prefix_free(key.len(), last.len()));
+    }
+    let mid = ops.partition_point(|(key, _)| bit(key, split) == 0);
+    let (left, right) = ops.split_at(mid);
+    let (left, right) = build_children(split + 1, left, right, level)?;
+    Ok(Node::Branch(Box::new(Branch {
+        path: first.into(),
+        split,
+        left,
+        right,
+        hash: None,
+    })))
+}
+
+#[cfg(feature = "parallel")]
+fn build_children(
+    start: usize,
+    left: &[(&[u8], Option<[u8; 32]>)],
+    right: &[(&[u8], Option<[u8; 32]>)],
+    level: usize,
+) -> Result<(Node, Node), Error> {
+    if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
+        let (l, r) = rayon::join(
+            || build(start, left, level + 1),
+            || build(start, right, level + 1),
+        );
+        return Ok((l?, r?));
+    }
+    Ok((
+        build(start, left, level + 1)?,
+        build(start, right, level + 1)?,
+    ))
+}
+
+#[cfg(not(feature = "parallel"))]
+fn build_children(
+    start: usize,
+    left: &[(&[u8], Option<[u8; 32]>)],
+    right: &[(&[u8], Option<[u8; 32]>)],
+    level: usize,
+) -> Result<(Node, Node), Error> {
+    Ok((
+        build(start, left, level + 1)?,
+        build(start, right, level + 1)?,
+    ))
 }
 
 /// Where sorted `ops` divide between `branch`'s children, if every key follows the branch's

@@ -6,3 +6,4 @@
 mod common;
 mod eip7864_vectors;
 mod eip8297_vectors;
+mod parallel;
