@@ -4,6 +4,8 @@
 //! bytes is 32 zero bytes ("Node merkelization").
 
 pub mod keys;
+mod stem;
 mod tree;
 
-pub use tree::{Tree, PARALLEL_LEVELS, STEM_LENGTH};
+pub use stem::STEM_LENGTH;
+pub use tree::{Tree, PARALLEL_LEVELS};

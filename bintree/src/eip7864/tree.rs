@@ -4,19 +4,17 @@
 //! A stem node sits at the shallowest depth where its stem is alone (the minimal number of
 //! internal nodes); an internal node may have one empty child, whose hash is 32 zero bytes.
 //! Writes clear the cached hash of every node on the written path; [`Tree::root`] rehashes
-//! those nodes once each. Inside a written stem, the leaf hashes of unwritten values are kept
-//! and the subtree's inner nodes are recomputed. With the `parallel` feature, [`Tree::apply`]
+//! those nodes once each, inside a stem's subtree too. With the `parallel` feature, [`Tree::apply`]
 //! and the rehash fork onto rayon threads for the top [`PARALLEL_LEVELS`] levels; each subtree
 //! below (a hypertree) is one unit of work.
 
 use core::marker::PhantomData;
 
+use super::stem::{hash_pair, StemNode, STEM_LENGTH};
 use crate::bits::bit;
 use crate::prelude::*;
 use crate::{Error, TreeHash};
 
-/// Length of a stem.
-pub const STEM_LENGTH: usize = 31;
 /// Levels from the root at which a batch and the rehash fork onto rayon threads.
 pub const PARALLEL_LEVELS: usize = 8;
 /// Smallest batch slice worth a rayon task.
@@ -35,22 +33,6 @@ enum Node {
 struct Internal {
     left: Node,
     right: Node,
-    hash: Option<[u8; 32]>,
-}
-
-/// `StemNode`: the present values of one stem, sorted by sub-index.
-#[derive(Clone, Debug)]
-struct StemNode {
-    stem: [u8; STEM_LENGTH],
-    values: Vec<Slot>,
-    hash: Option<[u8; 32]>,
-}
-
-#[derive(Clone, Debug)]
-struct Slot {
-    index: u8,
-    value: [u8; 32],
-    /// `hash(value)`, once computed.
     hash: Option<[u8; 32]>,
 }
 
@@ -130,11 +112,7 @@ impl<H: TreeHash> Tree<H> {
                     if s.stem != stem {
                         return None;
                     }
-                    let i = s
-                        .values
-                        .binary_search_by_key(&index, |slot| slot.index)
-                        .ok()?;
-                    return Some(&s.values[i].value);
+                    return s.get(index);
                 }
             }
         }
@@ -259,54 +237,18 @@ fn write_stem(node: &mut Node, ops: &[Write]) -> (usize, bool) {
         return (0, false);
     };
     if matches!(node, Node::Empty) {
-        *node = Node::Stem(Box::new(StemNode {
-            stem: first.0,
-            values: Vec::new(),
-            hash: None,
-        }));
+        *node = Node::Stem(Box::new(StemNode::new(first.0)));
     }
     let Node::Stem(stem) = node else {
         return (0, false);
     };
     let (mut inserted, mut changed) = (0, false);
     for &(_, index, value) in ops {
-        match stem.values.binary_search_by_key(&index, |slot| slot.index) {
-            Ok(i) => {
-                let slot = &mut stem.values[i];
-                if slot.value != value {
-                    slot.value = value;
-                    slot.hash = None;
-                    changed = true;
-                }
-            }
-            Err(i) => {
-                stem.values.insert(
-                    i,
-                    Slot {
-                        index,
-                        value,
-                        hash: None,
-                    },
-                );
-                inserted += 1;
-                changed = true;
-            }
-        }
-    }
-    if changed {
-        stem.hash = None;
+        let (new, change) = stem.set(index, value);
+        inserted += usize::from(new);
+        changed |= change;
     }
     (inserted, changed)
-}
-
-/// `hash(left ‖ right)` with the zero rule: 64 zero bytes hash to 32 zero bytes.
-#[inline]
-fn hash_pair<H: TreeHash>(left: &[u8; 32], right: &[u8; 32], count: &mut u64) -> [u8; 32] {
-    if *left == [0u8; 32] && *right == [0u8; 32] {
-        return [0u8; 32];
-    }
-    *count += 1;
-    H::hash(&[left, right])
 }
 
 fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8; 32] {
@@ -321,41 +263,7 @@ fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8
             internal.hash = Some(hash);
             hash
         }
-        Node::Stem(stem) => {
-            if let Some(hash) = stem.hash {
-                return hash;
-            }
-            let root = subtree_hash::<H>(&mut stem.values, 8, count);
-            let mut head = [0u8; 32];
-            head[..STEM_LENGTH].copy_from_slice(&stem.stem);
-            let hash = hash_pair::<H>(&head, &root, count);
-            stem.hash = Some(hash);
-            hash
-        }
-    }
-}
-
-/// The root of the part of a stem's 256-leaf subtree of height `height` holding `values`.
-fn subtree_hash<H: TreeHash>(values: &mut [Slot], height: u32, count: &mut u64) -> [u8; 32] {
-    match values {
-        [] => [0u8; 32],
-        [slot] if height == 0 => {
-            if let Some(hash) = slot.hash {
-                return hash;
-            }
-            *count += 1;
-            let hash = H::hash(&[&slot.value]);
-            slot.hash = Some(hash);
-            hash
-        }
-        _ => {
-            let half = height - 1;
-            let mid = values.partition_point(|slot| (slot.index >> half) & 1 == 0);
-            let (left, right) = values.split_at_mut(mid);
-            let left = subtree_hash::<H>(left, half, count);
-            let right = subtree_hash::<H>(right, half, count);
-            hash_pair::<H>(&left, &right, count)
-        }
+        Node::Stem(stem) => stem.node_hash::<H>(count),
     }
 }
 

@@ -261,3 +261,110 @@ fn eip8297_batch_rehash_is_minimal() {
     let _ = tree.root();
     assert_eq!((tree.hash_count() - counted) as usize, minimum);
 }
+
+/// Every computed node hash of the EIP-7864 tree of `map`, by an independent transcription of
+/// the EIP's `merkelize` (hashes of 64 zero bytes are zero by rule and not computed).
+fn node_hashes_7864(map: &BTreeMap<[u8; 32], [u8; 32]>) -> HashSet<[u8; 32]> {
+    fn pair(l: [u8; 32], r: [u8; 32], out: &mut HashSet<[u8; 32]>) -> [u8; 32] {
+        if l == [0; 32] && r == [0; 32] {
+            return [0; 32];
+        }
+        let h = Sha256::hash(&[&l, &r]);
+        out.insert(h);
+        h
+    }
+    type Stem = ([u8; 31], Vec<Option<[u8; 32]>>);
+    fn walk(stems: &[Stem], depth: usize, out: &mut HashSet<[u8; 32]>) -> [u8; 32] {
+        match stems {
+            [] => [0; 32],
+            [(stem, values)] => {
+                let mut level: Vec<[u8; 32]> = values
+                    .iter()
+                    .map(|v| {
+                        v.map_or([0; 32], |v| {
+                            let h = Sha256::hash(&[&v]);
+                            out.insert(h);
+                            h
+                        })
+                    })
+                    .collect();
+                while level.len() > 1 {
+                    level = level.chunks(2).map(|p| pair(p[0], p[1], out)).collect();
+                }
+                let mut head = [0u8; 32];
+                head[..31].copy_from_slice(stem);
+                pair(head, level[0], out)
+            }
+            _ => {
+                let (l, r): (Vec<Stem>, Vec<Stem>) = stems
+                    .iter()
+                    .cloned()
+                    .partition(|(s, _)| (s[depth / 8] >> (7 - depth % 8)) & 1 == 0);
+                let (l, r) = (walk(&l, depth + 1, out), walk(&r, depth + 1, out));
+                pair(l, r, out)
+            }
+        }
+    }
+    let mut stems: BTreeMap<[u8; 31], Vec<Option<[u8; 32]>>> = BTreeMap::new();
+    for (key, value) in map {
+        let stem: [u8; 31] = key[..31].try_into().unwrap();
+        stems.entry(stem).or_insert_with(|| vec![None; 256])[key[31] as usize] = Some(*value);
+    }
+    let stems: Vec<Stem> = stems.into_iter().collect();
+    let mut out = HashSet::new();
+    walk(&stems, 0, &mut out);
+    out
+}
+
+/// EIP-7864: a batch of changed values and new stems rehashes each changed node once, inside
+/// the stems' subtrees too, and no other.
+#[test]
+fn eip7864_batch_rehash_is_minimal() {
+    let key = |stem: u32, sub: u8| {
+        let mut key = Sha256::hash(&[&stem.to_be_bytes()]);
+        key[0] &= 0x0f; // a shared prefix: one-sided internal nodes near the root
+        key[31] = sub;
+        key
+    };
+    let value = |k: &[u8; 32], round: u8| Sha256::hash(&[k, &[round]]);
+    let mut map = BTreeMap::new();
+    for stem in 0..60u32 {
+        for sub in [0u8, 1, 64, 65, 130] {
+            let k = key(stem, sub);
+            map.insert(k, value(&k, 0));
+        }
+    }
+    let mut tree = eip7864::Tree::<Sha256>::new();
+    tree.apply(map.iter().map(|(k, v)| (*k, *v))).unwrap();
+    let _ = tree.root();
+    assert_eq!(
+        tree.hash_count() as usize,
+        node_hashes_7864(&map).len(),
+        "a first build hashes every node once"
+    );
+
+    let mut batch: Vec<([u8; 32], [u8; 32])> = Vec::new();
+    for (stem, sub) in [(3u32, 0u8), (3, 65), (17, 130), (44, 1)] {
+        let k = key(stem, sub);
+        batch.push((k, value(&k, 1)));
+    }
+    for (stem, sub) in [(1000u32, 0u8), (1001, 7), (3, 200)] {
+        let k = key(stem, sub);
+        batch.push((k, value(&k, 1)));
+    }
+    let unchanged = key(5, 64);
+    batch.push((unchanged, map[&unchanged]));
+    let before = node_hashes_7864(&map);
+    map.extend(batch.iter().cloned());
+    let after = node_hashes_7864(&map);
+    let minimum = after.difference(&before).count();
+    let counted = tree.hash_count();
+    tree.apply(batch).unwrap();
+    let _ = tree.root();
+    let used = (tree.hash_count() - counted) as usize;
+    eprintln!(
+        "eip7864 batch of 8 writes on {} keys: {used} hashes, minimum {minimum}",
+        map.len()
+    );
+    assert_eq!(used, minimum, "hashes for the batch");
+}
