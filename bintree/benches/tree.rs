@@ -63,10 +63,18 @@ fn block_update(c: &mut Criterion) {
                     })
                     .collect();
                 batch.extend((0..NEW_STEMS).map(|_| (key(&rng.gen(), 0), rng.gen())));
-                let start = Instant::now();
+                let (hashes, start) = (tree.hash_count(), Instant::now());
                 tree.apply(batch).expect("32-byte keys");
+                let applied = start.elapsed();
                 black_box(tree.root());
                 total += start.elapsed();
+                if iters == 1 {
+                    eprintln!(
+                        "apply {applied:?}, root {:?}, {} hashes",
+                        start.elapsed() - applied,
+                        tree.hash_count() - hashes
+                    );
+                }
             }
             total
         })

@@ -39,7 +39,8 @@ struct Internal {
 /// A write: stem, sub-index, value.
 type Write = ([u8; STEM_LENGTH], u8, [u8; 32]);
 
-/// An EIP-7864 tree over the hash `H`.
+/// An EIP-7864 tree over the hash `H`. Values are set and overwritten, never removed: the
+/// EIP-7864 text defines insertion only.
 #[derive(Clone, Debug)]
 pub struct Tree<H: TreeHash> {
     root: Node,

@@ -102,6 +102,10 @@ impl Node {
 }
 
 /// An EIP-8297 tree over the hash `H`.
+///
+/// Writes, removals and the rehash recurse once per branch on a key's path. Keys from the
+/// embedding are hash-derived, so paths stay near `log2(keys)` branches; keys chosen to share
+/// ever longer prefixes can make a path as deep as the number of keys.
 #[derive(Clone, Debug)]
 pub struct Tree<H: TreeHash> {
     root: Node,
