@@ -1,0 +1,78 @@
+//! Bit strings read from byte strings, most significant bit first (both EIPs' `bytes_to_bits`).
+
+use crate::prelude::*;
+
+/// Bit `i` of `bytes` (bit 0 is the top bit of byte 0).
+#[inline]
+pub(crate) fn bit(bytes: &[u8], i: usize) -> u8 {
+    (bytes[i / 8] >> (7 - i % 8)) & 1
+}
+
+/// The first bit index in `from..limit` where `a` and `b` differ, or `limit` if they agree on
+/// all of it. Both must hold at least `limit` bits.
+#[inline]
+pub(crate) fn first_difference(a: &[u8], b: &[u8], from: usize, limit: usize) -> usize {
+    if from >= limit {
+        return limit;
+    }
+    let mut byte = from / 8;
+    // Bits of the first byte before `from` are not compared.
+    let mut mask = 0xffu8 >> (from % 8);
+    let last = (limit - 1) / 8;
+    while byte <= last {
+        let diff = (a[byte] ^ b[byte]) & mask;
+        if diff != 0 {
+            return core::cmp::min(byte * 8 + diff.leading_zeros() as usize, limit);
+        }
+        mask = 0xff;
+        byte += 1;
+    }
+    limit
+}
+
+/// EIP-8297 `encode_bit_prefix` of bits `start..end` of `path`: the bit count as two bytes
+/// big-endian, then the bits packed most significant first and zero-padded to a byte.
+/// `end - start` is below 2^16 because keys are at most 8192 bytes.
+pub(crate) fn encode_bit_prefix(path: &[u8], start: usize, end: usize, out: &mut Vec<u8>) {
+    let len = end - start;
+    out.clear();
+    out.extend_from_slice(&(len as u16).to_be_bytes());
+    let bytes = len.div_ceil(8);
+    let shift = start % 8;
+    let first = start / 8;
+    for k in 0..bytes {
+        let hi = path[first + k] << shift;
+        let lo = if shift == 0 {
+            0
+        } else {
+            path.get(first + k + 1).map_or(0, |b| b >> (8 - shift))
+        };
+        out.push(hi | lo);
+    }
+    // Zero the bits past `end`.
+    if !len.is_multiple_of(8) {
+        if let Some(last) = out.last_mut() {
+            *last &= 0xffu8 << (8 - len % 8);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_and_prefixes() {
+        let a = [0b1010_0000u8, 0xff];
+        let b = [0b1011_0000u8, 0xff];
+        assert_eq!(first_difference(&a, &b, 0, 16), 3);
+        assert_eq!(first_difference(&a, &b, 4, 16), 16);
+        assert_eq!(first_difference(&a, &b, 0, 2), 2);
+        let mut out = Vec::new();
+        encode_bit_prefix(&[0b1011_0110, 0b1100_0000], 2, 11, &mut out);
+        assert_eq!(out, [0, 9, 0b1101_1011, 0b0000_0000]);
+        encode_bit_prefix(&[0xff], 3, 3, &mut out);
+        assert_eq!(out, [0, 0]);
+        assert_eq!(bit(&a, 2), 1);
+    }
+}

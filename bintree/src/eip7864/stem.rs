@@ -1,0 +1,169 @@
+//! A stem node: the present values of one 31-byte stem and the cached hashes of its 256-leaf
+//! subtree, so that a write rehashes only the subtree nodes above the written leaves.
+
+use crate::prelude::*;
+use crate::TreeHash;
+
+/// Length of a stem.
+pub const STEM_LENGTH: usize = 31;
+
+/// `StemNode` ("Tree structure").
+#[derive(Clone, Debug)]
+pub(super) struct StemNode {
+    pub(super) stem: [u8; STEM_LENGTH],
+    /// Present values, sorted by sub-index.
+    values: Vec<Slot>,
+    /// Non-zero hashes of the subtree's inner nodes by heap number: the subtree root is 1 and
+    /// the children of `n` are `2n` and `2n + 1`, so inner nodes are `1..=255` and the leaf of
+    /// sub-index `i` would be `256 + i`. Sorted by number.
+    inner: Vec<(u8, [u8; 32])>,
+    /// `hash(stem ‖ 0x00 ‖ subtree root)`, when up to date.
+    pub(super) hash: Option<[u8; 32]>,
+}
+
+#[derive(Clone, Debug)]
+struct Slot {
+    index: u8,
+    value: [u8; 32],
+    /// `hash(value)`, when up to date.
+    hash: Option<[u8; 32]>,
+}
+
+/// `hash(left ‖ right)` with the zero rule: 64 zero bytes hash to 32 zero bytes (not counted).
+#[inline]
+pub(super) fn hash_pair<H: TreeHash>(
+    left: &[u8; 32],
+    right: &[u8; 32],
+    count: &mut u64,
+) -> [u8; 32] {
+    if *left == [0u8; 32] && *right == [0u8; 32] {
+        return [0u8; 32];
+    }
+    *count += 1;
+    H::hash(&[left, right])
+}
+
+impl StemNode {
+    /// An empty stem node.
+    pub(super) fn new(stem: [u8; STEM_LENGTH]) -> Self {
+        StemNode {
+            stem,
+            values: Vec::new(),
+            inner: Vec::new(),
+            hash: None,
+        }
+    }
+
+    /// The value at `index`, if present.
+    pub(super) fn get(&self, index: u8) -> Option<&[u8; 32]> {
+        let i = self
+            .values
+            .binary_search_by_key(&index, |slot| slot.index)
+            .ok()?;
+        Some(&self.values[i].value)
+    }
+
+    /// Sets the value at `index`; returns (whether it was inserted, whether anything changed).
+    pub(super) fn set(&mut self, index: u8, value: [u8; 32]) -> (bool, bool) {
+        let inserted = match self.values.binary_search_by_key(&index, |slot| slot.index) {
+            Ok(i) => {
+                let slot = &mut self.values[i];
+                if slot.value == value {
+                    return (false, false);
+                }
+                slot.value = value;
+                slot.hash = None;
+                false
+            }
+            Err(i) => {
+                self.values.insert(
+                    i,
+                    Slot {
+                        index,
+                        value,
+                        hash: None,
+                    },
+                );
+                true
+            }
+        };
+        self.hash = None;
+        (inserted, true)
+    }
+
+    /// The stem node's hash, rehashing the leaves written since the last call and the inner
+    /// nodes above them, each once.
+    pub(super) fn node_hash<H: TreeHash>(&mut self, count: &mut u64) -> [u8; 32] {
+        if let Some(hash) = self.hash {
+            return hash;
+        }
+        // Level 0: the written leaves, by heap number.
+        let mut level: Vec<(u16, [u8; 32])> = Vec::new();
+        for slot in &mut self.values {
+            if slot.hash.is_none() {
+                *count += 1;
+                let hash = H::hash(&[&slot.value]);
+                slot.hash = Some(hash);
+                level.push((256 + u16::from(slot.index), hash));
+            }
+        }
+        let mut parents: Vec<(u16, [u8; 32])> = Vec::with_capacity(level.len());
+        for _height in 1..=8 {
+            parents.clear();
+            for &(id, _) in &level {
+                let parent = id / 2;
+                if parents.last().is_some_and(|&(p, _)| p == parent) {
+                    continue;
+                }
+                let left = self.child(&level, 2 * parent);
+                let right = self.child(&level, 2 * parent + 1);
+                parents.push((parent, hash_pair::<H>(&left, &right, count)));
+            }
+            for &(id, hash) in &parents {
+                self.store(id as u8, hash);
+            }
+            core::mem::swap(&mut level, &mut parents);
+        }
+        let root = self.cached(1);
+        let mut head = [0u8; 32];
+        head[..STEM_LENGTH].copy_from_slice(&self.stem);
+        let hash = hash_pair::<H>(&head, &root, count);
+        self.hash = Some(hash);
+        hash
+    }
+
+    /// The hash of node `id`: freshly computed on this level, else cached (zero if absent).
+    fn child(&self, level: &[(u16, [u8; 32])], id: u16) -> [u8; 32] {
+        if let Ok(i) = level.binary_search_by_key(&id, |&(n, _)| n) {
+            return level[i].1;
+        }
+        if id >= 256 {
+            let index = (id - 256) as u8;
+            return self
+                .values
+                .binary_search_by_key(&index, |slot| slot.index)
+                .ok()
+                .and_then(|i| self.values[i].hash)
+                .unwrap_or([0u8; 32]);
+        }
+        self.cached(id as u8)
+    }
+
+    fn cached(&self, id: u8) -> [u8; 32] {
+        match self.inner.binary_search_by_key(&id, |&(n, _)| n) {
+            Ok(i) => self.inner[i].1,
+            Err(_) => [0u8; 32],
+        }
+    }
+
+    fn store(&mut self, id: u8, hash: [u8; 32]) {
+        match self.inner.binary_search_by_key(&id, |&(n, _)| n) {
+            Ok(i) if hash == [0u8; 32] => {
+                self.inner.remove(i);
+            }
+            Ok(i) => self.inner[i].1 = hash,
+            Err(_) if hash == [0u8; 32] => {}
+            Err(i) => self.inner.insert(i, (id, hash)),
+        }
+    }
+}

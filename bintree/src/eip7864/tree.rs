@@ -1,0 +1,344 @@
+//! The EIP-7864 tree in memory: internal nodes over stem bits, one stem node per 31-byte
+//! stem with its 256-leaf subtree, every node's hash cached.
+//!
+//! A stem node sits at the shallowest depth where its stem is alone (the minimal number of
+//! internal nodes); an internal node may have one empty child, whose hash is 32 zero bytes.
+//! Writes clear the cached hash of every node on the written path; [`Tree::root`] rehashes
+//! those nodes once each, inside a stem's subtree too. With the `parallel` feature, [`Tree::apply`]
+//! and the rehash fork onto rayon threads for the top [`PARALLEL_LEVELS`] levels; each subtree
+//! below (a hypertree) is one unit of work.
+
+use core::marker::PhantomData;
+
+use super::stem::{hash_pair, StemNode, STEM_LENGTH};
+use crate::bits::bit;
+use crate::prelude::*;
+use crate::{Error, TreeHash};
+
+/// Levels from the root at which a batch and the rehash fork onto rayon threads.
+pub const PARALLEL_LEVELS: usize = 8;
+/// Smallest batch slice worth a rayon task.
+#[cfg(feature = "parallel")]
+const PARALLEL_MIN_WRITES: usize = 32;
+
+#[derive(Clone, Debug, Default)]
+enum Node {
+    #[default]
+    Empty,
+    Internal(Box<Internal>),
+    Stem(Box<StemNode>),
+}
+
+#[derive(Clone, Debug, Default)]
+struct Internal {
+    left: Node,
+    right: Node,
+    hash: Option<[u8; 32]>,
+}
+
+/// A write: stem, sub-index, value.
+type Write = ([u8; STEM_LENGTH], u8, [u8; 32]);
+
+/// An EIP-7864 tree over the hash `H`. Values are set and overwritten, never removed: the
+/// EIP-7864 text defines insertion only.
+#[derive(Clone, Debug)]
+pub struct Tree<H: TreeHash> {
+    root: Node,
+    len: usize,
+    hashes: u64,
+    hash: PhantomData<H>,
+}
+
+impl<H: TreeHash> Default for Tree<H> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn split_key(key: &[u8]) -> Result<([u8; STEM_LENGTH], u8), Error> {
+    let key: &[u8; 32] = key.try_into().map_err(|_| Error::WrongLength {
+        what: "EIP-7864 tree key",
+        got: key.len(),
+        expected: 32,
+    })?;
+    let mut stem = [0u8; STEM_LENGTH];
+    stem.copy_from_slice(&key[..STEM_LENGTH]);
+    Ok((stem, key[STEM_LENGTH]))
+}
+
+impl<H: TreeHash> Tree<H> {
+    /// An empty tree (root: 32 zero bytes).
+    pub fn new() -> Self {
+        Tree {
+            root: Node::Empty,
+            len: 0,
+            hashes: 0,
+            hash: PhantomData,
+        }
+    }
+
+    /// Number of values present.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the tree holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Hashes computed by this tree so far (leaf, stem-subtree, stem and internal hashes;
+    /// hashes of 64 zero bytes are 32 zero bytes by rule and not counted).
+    pub fn hash_count(&self) -> u64 {
+        self.hashes
+    }
+
+    /// The value at the 32-byte `key`, if present.
+    pub fn get(&self, key: &[u8]) -> Option<&[u8; 32]> {
+        let (stem, index) = split_key(key).ok()?;
+        let mut node = &self.root;
+        let mut depth = 0;
+        loop {
+            match node {
+                Node::Empty => return None,
+                Node::Internal(internal) => {
+                    node = if bit(&stem, depth) == 0 {
+                        &internal.left
+                    } else {
+                        &internal.right
+                    };
+                    depth += 1;
+                }
+                Node::Stem(s) => {
+                    if s.stem != stem {
+                        return None;
+                    }
+                    return s.get(index);
+                }
+            }
+        }
+    }
+
+    /// Sets the 32-byte `key` to `value` (a zero value is a present leaf, `hash(0^32)`).
+    pub fn insert(&mut self, key: &[u8], value: &[u8; 32]) -> Result<(), Error> {
+        let (stem, index) = split_key(key)?;
+        let (inserted, _) = apply(&mut self.root, 0, &[(stem, index, *value)], 0);
+        self.len += inserted;
+        Ok(())
+    }
+
+    /// Applies a batch of writes; of several writes to one key the last counts. Every key is
+    /// checked before anything changes.
+    pub fn apply<K, I>(&mut self, writes: I) -> Result<(), Error>
+    where
+        K: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, [u8; 32])>,
+    {
+        let mut batch: Vec<(Write, usize)> = Vec::new();
+        for (key, value) in writes {
+            let (stem, index) = split_key(key.as_ref())?;
+            batch.push(((stem, index, value), batch.len()));
+        }
+        // Key order, then the last write of each key first so that dedup keeps it.
+        batch.sort_unstable_by(|(a, ai), (b, bi)| (a.0, a.1).cmp(&(b.0, b.1)).then(bi.cmp(ai)));
+        batch.dedup_by(|later, earlier| (later.0 .0, later.0 .1) == (earlier.0 .0, earlier.0 .1));
+        let ops: Vec<Write> = batch.into_iter().map(|(write, _)| write).collect();
+        let (inserted, _) = apply(&mut self.root, 0, &ops, 0);
+        self.len += inserted;
+        Ok(())
+    }
+
+    /// The root; rehashes the nodes written since the last call, each once.
+    pub fn root(&mut self) -> [u8; 32] {
+        let mut count = 0;
+        let root = node_hash::<H>(&mut self.root, 0, &mut count);
+        self.hashes += count;
+        root
+    }
+}
+
+/// Applies writes sorted by (stem, sub-index), distinct, whose stems share bits `..depth`.
+/// Returns (values inserted, whether anything changed).
+fn apply(node: &mut Node, depth: usize, ops: &[Write], level: usize) -> (usize, bool) {
+    let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+        return (0, false);
+    };
+    match node {
+        Node::Empty | Node::Stem(_) => {
+            let existing = match node {
+                Node::Stem(s) => Some(s.stem),
+                _ => None,
+            };
+            let single = first.0 == last.0 && existing.is_none_or(|stem| stem == first.0);
+            if single {
+                return write_stem(node, ops);
+            }
+            // Two stems or more in this region: an internal node at this depth.
+            let mut internal = Box::<Internal>::default();
+            if let Some(stem) = existing {
+                let child = core::mem::take(node);
+                if bit(&stem, depth) == 0 {
+                    internal.left = child;
+                } else {
+                    internal.right = child;
+                }
+            }
+            *node = Node::Internal(internal);
+            apply(node, depth, ops, level)
+        }
+        Node::Internal(internal) => {
+            let mid = ops.partition_point(|op| bit(&op.0, depth) == 0);
+            let (left, right) = ops.split_at(mid);
+            let (l, r) = apply_children(internal, depth, left, right, level);
+            if l.1 || r.1 {
+                internal.hash = None;
+            }
+            (l.0 + r.0, l.1 || r.1)
+        }
+    }
+}
+
+#[cfg(feature = "parallel")]
+fn apply_children(
+    internal: &mut Internal,
+    depth: usize,
+    left: &[Write],
+    right: &[Write],
+    level: usize,
+) -> ((usize, bool), (usize, bool)) {
+    if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
+        return rayon::join(
+            || apply(&mut internal.left, depth + 1, left, level + 1),
+            || apply(&mut internal.right, depth + 1, right, level + 1),
+        );
+    }
+    (
+        apply(&mut internal.left, depth + 1, left, level + 1),
+        apply(&mut internal.right, depth + 1, right, level + 1),
+    )
+}
+
+#[cfg(not(feature = "parallel"))]
+fn apply_children(
+    internal: &mut Internal,
+    depth: usize,
+    left: &[Write],
+    right: &[Write],
+    level: usize,
+) -> ((usize, bool), (usize, bool)) {
+    (
+        apply(&mut internal.left, depth + 1, left, level + 1),
+        apply(&mut internal.right, depth + 1, right, level + 1),
+    )
+}
+
+/// Writes values of one stem into `node`, empty or that stem's node.
+fn write_stem(node: &mut Node, ops: &[Write]) -> (usize, bool) {
+    let Some(first) = ops.first() else {
+        return (0, false);
+    };
+    if matches!(node, Node::Empty) {
+        *node = Node::Stem(Box::new(StemNode::new(first.0)));
+    }
+    let Node::Stem(stem) = node else {
+        return (0, false);
+    };
+    let (mut inserted, mut changed) = (0, false);
+    for &(_, index, value) in ops {
+        let (new, change) = stem.set(index, value);
+        inserted += usize::from(new);
+        changed |= change;
+    }
+    (inserted, changed)
+}
+
+fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8; 32] {
+    match node {
+        Node::Empty => [0u8; 32],
+        Node::Internal(internal) => {
+            if let Some(hash) = internal.hash {
+                return hash;
+            }
+            let (left, right) = children_hashes::<H>(internal, level, count);
+            let hash = hash_pair::<H>(&left, &right, count);
+            internal.hash = Some(hash);
+            hash
+        }
+        Node::Stem(stem) => stem.node_hash::<H>(count),
+    }
+}
+
+#[cfg(feature = "parallel")]
+fn children_hashes<H: TreeHash>(
+    internal: &mut Internal,
+    level: usize,
+    count: &mut u64,
+) -> ([u8; 32], [u8; 32]) {
+    let dirty = |node: &Node| match node {
+        Node::Internal(i) => i.hash.is_none(),
+        Node::Stem(s) => s.hash.is_none(),
+        Node::Empty => false,
+    };
+    if level < PARALLEL_LEVELS && dirty(&internal.left) && dirty(&internal.right) {
+        let (mut lc, mut rc) = (0, 0);
+        let (left, right) = rayon::join(
+            || node_hash::<H>(&mut internal.left, level + 1, &mut lc),
+            || node_hash::<H>(&mut internal.right, level + 1, &mut rc),
+        );
+        *count += lc + rc;
+        return (left, right);
+    }
+    (
+        node_hash::<H>(&mut internal.left, level + 1, count),
+        node_hash::<H>(&mut internal.right, level + 1, count),
+    )
+}
+
+#[cfg(not(feature = "parallel"))]
+fn children_hashes<H: TreeHash>(
+    internal: &mut Internal,
+    level: usize,
+    count: &mut u64,
+) -> ([u8; 32], [u8; 32]) {
+    (
+        node_hash::<H>(&mut internal.left, level + 1, count),
+        node_hash::<H>(&mut internal.right, level + 1, count),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Sha256;
+
+    #[test]
+    fn wrong_key_length_is_an_error() {
+        let mut tree = Tree::<Sha256>::new();
+        assert!(matches!(
+            tree.insert(&[0; 31], &[0; 32]),
+            Err(Error::WrongLength { .. })
+        ));
+        assert!(tree.apply([(vec![0u8; 33], [0; 32])]).is_err());
+        assert_eq!(tree.root(), [0; 32]);
+    }
+
+    #[test]
+    fn batch_equals_one_by_one() {
+        let keys: Vec<[u8; 32]> = (0..50u8)
+            .map(|i| {
+                let mut k = [i.wrapping_mul(37); 32];
+                k[31] = i;
+                k
+            })
+            .collect();
+        let mut one = Tree::<Sha256>::new();
+        for k in &keys {
+            one.insert(k, &[k[0]; 32]).unwrap();
+        }
+        let mut batch = Tree::<Sha256>::new();
+        batch.apply(keys.iter().map(|k| (k, [k[0]; 32]))).unwrap();
+        assert_eq!(one.root(), batch.root());
+        assert_eq!(one.len(), batch.len());
+        assert_eq!(batch.get(&keys[3]), Some(&[keys[3][0]; 32]));
+    }
+}

@@ -1,0 +1,60 @@
+//! Ethereum's binary state trees: EIP-8297 (partitioned binary tree) and EIP-7864 (unified
+//! binary tree), for light clients and block builders.
+//!
+//! Both trees are hash-only (no elliptic curves) and generic over the hash, chosen once as a
+//! type parameter: [`Blake3`] (EIP-8297's reference hash, the EIP-7864 text) or [`Sha256`]
+//! (go-ethereum's EIP-7864 tree). The crate has, per EIP:
+//! - the tree keys and the embedding of accounts, code and storage ([`eip8297::keys`],
+//!   [`eip7864::keys`]), the basic-data leaf and code chunks ([`code`]);
+//! - an in-memory tree ([`eip8297::Tree`], [`eip7864::Tree`]) that caches every node's hash,
+//!   takes batches of writes and recomputes the root once per batch, rehashing only the nodes
+//!   on the written paths, each once, with the subtrees below the top levels (hypertrees) on
+//!   rayon threads under the `parallel` feature;
+//! - for EIP-8297, the root of a whole state built from accounts ([`eip8297::state`]).
+//!
+//! The first call a user makes is a tree's `new`, then writes and `root`:
+//!
+//! ```
+//! use bintree::{eip8297, Blake3};
+//!
+//! let address = eip8297::keys::address32(&[0x11; 20]);
+//! let mut tree = eip8297::Tree::<Blake3>::new();
+//! let key = eip8297::keys::basic_data_key::<Blake3>(&address);
+//! tree.insert(&key, &eip8297::keys::basic_data(0, 3, 1_000_000_000_000_000_000)?)?;
+//! let root: [u8; 32] = tree.root();
+//! # let _ = root;
+//! # Ok::<(), bintree::Error>(())
+//! ```
+//!
+//! A builder applies a block's writes as one batch and reads the root once:
+//!
+//! ```
+//! use bintree::{eip7864, Sha256};
+//!
+//! let mut tree = eip7864::Tree::<Sha256>::new();
+//! tree.apply((0u8..4).map(|i| ([i; 32], [1; 32])))?;
+//! let root = tree.root();
+//! assert_ne!(root, [0; 32]);
+//! assert!(tree.hash_count() > 0);
+//! # Ok::<(), bintree::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+/// The `alloc` names the standard prelude brings, for `no_std` builds.
+#[allow(unused_imports)]
+mod prelude {
+    pub(crate) use alloc::{boxed::Box, vec, vec::Vec};
+}
+
+mod bits;
+pub mod code;
+pub mod eip7864;
+pub mod eip8297;
+mod error;
+mod hash;
+
+pub use error::Error;
+pub use hash::{keccak256, Blake3, Sha256, TreeHash, EMPTY_CODE_HASH};
