@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use banderwagon::{fr_from_le_bytes_canonical, Element};
 use witness::OwnedExecutionWitness;
 
-use super::gen_err;
+use super::case::gen_err;
 use crate::error::VectorError;
 use crate::schema::verify_rule;
 

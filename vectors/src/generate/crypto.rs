@@ -5,7 +5,8 @@ use ipa::Committer;
 use serde_json::{json, Value};
 use verkle::Tree;
 
-use super::{fr_hex, invalid, suite_file, valid, Rng, SuiteFile};
+use super::case::{fr_hex, invalid, suite_file, valid, SuiteFile};
+use super::rng::Rng;
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;

@@ -6,10 +6,11 @@ use fractional::{KeyOp, ShardConfig, ShardDepth, ShardedTree};
 use serde_json::{json, Value};
 use witness::fractional::{verify_fractional_bytes, Anchor, OwnedFractionalProof};
 
-use super::crypto::P_BE;
-use super::{
-    bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Rng, Stem, SuiteFile, Value32,
+use super::case::{
+    bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Stem, SuiteFile, Value32,
 };
+use super::crypto::P_BE;
+use super::rng::Rng;
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use witness::hostile::{self, Hostile};
 use witness::OwnedExecutionWitness;
 
-use super::{gen_err, invalid, valid};
+use super::case::{gen_err, invalid, valid};
 use crate::at::hex0x;
 use crate::error::VectorError;
 

@@ -5,8 +5,9 @@ use banderwagon::{DecodeError, Element, Fr};
 use ipa::{Committer, IpaProof, MultiProof, ProverQuery, Transcript};
 use serde_json::{json, Value};
 
+use super::case::{fr_hex, invalid, suite_file, valid, SuiteFile};
 use super::crypto::{first_x_failing_with, scalars_json, P_BE};
-use super::{fr_hex, invalid, suite_file, valid, Rng, SuiteFile};
+use super::rng::Rng;
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;

@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 use verkle::Tree;
 
-use super::{gen_err, valid, Key, Value32};
+use super::case::{gen_err, valid, Key, Value32};
 use crate::at::hex0x;
 use crate::error::VectorError;
 

@@ -9,10 +9,11 @@ use verkle::Tree;
 use witness::OwnedExecutionWitness;
 
 use super::audit::audit_witness_cases;
-use super::crypto::{first_x_failing_with, P_BE};
-use super::{
-    bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Rng, Stem, SuiteFile, Value32,
+use super::case::{
+    bm, gen_err, invalid, key, suite_file, valid, ByteMutation, Key, Stem, SuiteFile, Value32,
 };
+use super::crypto::{first_x_failing_with, P_BE};
+use super::rng::Rng;
 use crate::at::hex0x;
 use crate::error::VectorError;
 use crate::schema::Kind;
@@ -193,10 +194,10 @@ fn ssz_hex(w: &OwnedExecutionWitness) -> Result<String, VectorError> {
 }
 
 /// A mutation of a valid scenario's witness (and pre-state root).
-type Mutation = super::Mutation<OwnedExecutionWitness>;
+type Mutation = super::case::Mutation<OwnedExecutionWitness>;
 
 fn m(f: impl Fn(&mut OwnedExecutionWitness, &mut [u8; 32]) + 'static) -> Mutation {
-    super::m(f)
+    super::case::m(f)
 }
 
 fn le_increment(word: &mut [u8; 32]) {

@@ -11,7 +11,7 @@ use ipa::{Committer, Crs, IpaProof, MultiProof, ProofDecodeError, Transcript, Ve
 use crate::at::{hex0x, Loc};
 use crate::error::{expect_eq, VectorError};
 
-use super::{name, read_json};
+use super::input::{name, read_json};
 
 fn fr_be(loc: &Loc<'_>) -> Result<Fr, VectorError> {
     let mut b = loc.hex_n::<32>()?;

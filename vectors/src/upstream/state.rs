@@ -12,7 +12,7 @@ use witness::{check_canonical, find_json_witnesses, ExecutionWitness, OwnedSuffi
 use crate::at::{hex0x, Loc};
 use crate::error::{expect_eq, VectorError};
 
-use super::{hex32, name, read_json, read_text};
+use super::input::{hex32, name, read_json, read_text};
 
 /// Tree leaves `(key, value)`.
 type Leaves = Vec<([u8; 32], [u8; 32])>;

@@ -7,8 +7,8 @@ use crate::error::{InconsistencyReason, TreeError};
 use crate::keys::{Stem, STEM_LEN};
 use crate::store::{NodeKind, NodePath, NodeStore, StoredNode};
 
-use super::node::{Arena, ChildEntry, ChildRef, Internal, Leaf, Node, NodeId, PERSISTED};
-use super::{stem_path, store_error, Tree};
+use super::core::{stem_path, store_error, Tree};
+use super::node::{node_from_record, Arena, ChildRef, Node, NodeId};
 
 /// The node of a record read for the child at `path`, checked against what its parent
 /// says (`kind`, map-to-field scalar `mtf`).
@@ -34,27 +34,6 @@ pub(super) fn checked_node(
         }
     }
     Ok(node_from_record(rec))
-}
-
-pub(super) fn node_from_record(rec: StoredNode) -> Node {
-    match rec {
-        StoredNode::Internal(n) => Node::Internal(Internal {
-            children: n
-                .children
-                .into_iter()
-                .map(|c| ChildEntry {
-                    index: c.index,
-                    child: ChildRef::Stored(c.kind),
-                    committed: c.mtf,
-                })
-                .collect(),
-            commitment: n.commitment,
-            mtf: n.mtf,
-            removed: Vec::new(),
-            flags: PERSISTED,
-        }),
-        StoredNode::Leaf(l) => Node::Leaf(Box::new(Leaf::from_stored(l))),
-    }
 }
 
 impl<S: NodeStore> Tree<S> {

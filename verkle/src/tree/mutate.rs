@@ -8,8 +8,8 @@ use crate::error::{InconsistencyReason, TreeError};
 use crate::keys::{split_key, Stem, TreeKey, Value, STEM_LEN};
 use crate::store::{NodeKind, NodePath, NodeStore};
 
+use super::core::{stem_path, FoundLeaf, Tree};
 use super::node::{ChildEntry, ChildRef, Internal, Leaf, Node, NodeId, DIRTY, PERSISTED, UNSAVED};
-use super::{stem_path, FoundLeaf, Tree};
 
 /// The net change per suffix: sorted by suffix, the last change of each suffix kept.
 pub(super) fn normalize(changes: &[(u8, Option<Value>)]) -> Vec<(u8, Option<Value>)> {

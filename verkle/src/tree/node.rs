@@ -8,7 +8,7 @@ use banderwagon::arith::Zero;
 use banderwagon::{Element, Fr};
 
 use crate::keys::{Stem, Value};
-use crate::store::NodeKind;
+use crate::store::{NodeKind, StoredNode};
 
 /// Index of a node in the arena.
 pub(crate) type NodeId = u32;
@@ -192,6 +192,29 @@ pub(crate) enum Node {
     Internal(Internal),
     /// Leaf node.
     Leaf(Box<Leaf>),
+}
+
+/// The in-memory node of a record read from the store: its children are store handles
+/// that carry their map-to-field scalars.
+pub(super) fn node_from_record(rec: StoredNode) -> Node {
+    match rec {
+        StoredNode::Internal(n) => Node::Internal(Internal {
+            children: n
+                .children
+                .into_iter()
+                .map(|c| ChildEntry {
+                    index: c.index,
+                    child: ChildRef::Stored(c.kind),
+                    committed: c.mtf,
+                })
+                .collect(),
+            commitment: n.commitment,
+            mtf: n.mtf,
+            removed: Vec::new(),
+            flags: PERSISTED,
+        }),
+        StoredNode::Leaf(l) => Node::Leaf(Box::new(Leaf::from_stored(l))),
+    }
 }
 
 impl Node {

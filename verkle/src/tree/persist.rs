@@ -10,8 +10,8 @@ use crate::store::{
     META_HEIGHT, META_ROOT,
 };
 
+use super::core::{store_error, Tree};
 use super::node::{ChildRef, Node, NodeId, PERSISTED, UNSAVED};
-use super::{store_error, Tree};
 
 /// Records encoded at a time by [`Tree::persist`] (bounds the decoded copies held at once).
 pub(super) const ENCODE_CHUNK: usize = 8_192;

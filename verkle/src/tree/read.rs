@@ -4,8 +4,8 @@ use crate::error::{InconsistencyReason, TreeError};
 use crate::keys::{split_key, Stem, TreeKey, Value, STEM_LEN};
 use crate::store::{NodeStore, StoredLeaf, StoredNode};
 
+use super::core::{stem_path, FoundLeaf, LeafCommitments, Tree};
 use super::node::{ChildRef, Node};
-use super::{stem_path, FoundLeaf, LeafCommitments, Tree};
 
 impl<S: NodeStore> Tree<S> {
     /// The value at `key`, if present. Does not change the tree; nodes not in memory are
