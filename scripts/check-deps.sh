@@ -17,7 +17,17 @@ for crate in banderwagon ipa witness genesis vectors; do
         fi
     done
 done
+# `witness::hostile` and `witness::decompressed_points` exist only with the `test-support`
+# feature (tests and the vector generator): no light crate's normal graph turns it on.
+for crate in witness fverkle-witness; do
+    if cargo tree -q -e normal,features -p "$crate" --prefix none |
+        grep -q '^witness feature "test-support"'; then
+        echo "check-deps: $crate turns on witness's test-support feature" >&2
+        status=1
+    fi
+done
 if [ "$status" -eq 0 ]; then
-    echo "check-deps: banderwagon, ipa, witness, genesis and vectors build without RocksDB"
+    echo "check-deps: banderwagon, ipa, witness, genesis and vectors build without RocksDB;"
+    echo "check-deps: witness and fverkle-witness build without witness's test-support"
 fi
 exit "$status"

@@ -11,7 +11,7 @@ use verkle::Tree;
 use witness::fractional::{
     start_transcript, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
 };
-use witness::OwnedExecutionWitness;
+use witness::owned::OwnedExecutionWitness;
 
 use crate::canonical::{CanonicalTop, PrefixShape};
 use crate::error::FractionalError;

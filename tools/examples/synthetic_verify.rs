@@ -21,8 +21,12 @@ use banderwagon::Element;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use witness::{
-    check_canonical, ExecutionWitness, OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff,
-    OwnedSuffixStateDiff, OwnedVerkleProof, VerifyError,
+    canonical::check_canonical,
+    owned::{
+        OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
+        OwnedVerkleProof,
+    },
+    ExecutionWitness, VerifyError,
 };
 
 #[path = "../../banderwagon/benches/support/field_env.rs"]

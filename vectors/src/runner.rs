@@ -291,7 +291,7 @@ fn detect_json(doc: &serde_json::Value) -> Option<Check> {
     if chain_block.is_some_and(|b| has(b, "parentStateRoot") && has(b, "executionWitness")) {
         return Some(Check::KaustinenChain);
     }
-    match witness::find_json_witnesses(doc) {
+    match witness::json::find_json_witnesses(doc) {
         Ok(found) if !found.is_empty() => Some(Check::GoVerkleWitness),
         _ => None,
     }

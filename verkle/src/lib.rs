@@ -34,8 +34,7 @@ pub mod keys;
 pub mod proof;
 pub mod store;
 pub mod tree;
-mod uint;
 
 pub use error::{InconsistencyReason, TreeError};
 pub use tree::{CommitCounts, LeafCommitments, Tree, TreeConfig, TreeStats};
-pub use uint::{ParseU256Error, U256};
+pub use witness::keys::{ParseU256Error, U256};

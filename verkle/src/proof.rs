@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use banderwagon::arith::{One, Zero};
 use banderwagon::{Element, Fr};
 use ipa::{Committer, MultiProof, ProverQuery, Transcript, IPA_ROUNDS};
-use witness::{
+use witness::owned::{
     OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
     OwnedVerkleProof,
 };
@@ -278,9 +278,9 @@ impl<S: NodeStore> Tree<S> {
     pub fn prove_bound(
         &mut self,
         keys: &[(TreeKey, Option<Value>)],
-    ) -> Result<(OwnedExecutionWitness, usize), witness::BindError<TreeError>> {
+    ) -> Result<(OwnedExecutionWitness, usize), witness::bind::BindError<TreeError>> {
         let root = self.root_bytes();
-        witness::prove_bound(&root, keys, |k| self.prove_with_new_values(k))
+        witness::bind::prove_bound(&root, keys, |k| self.prove_with_new_values(k))
     }
 
     /// The proven part of the hypertree under `prefix` for `keys` (each must start with

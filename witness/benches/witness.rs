@@ -16,8 +16,12 @@ use criterion::{criterion_group, Criterion};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use serde_json::Value;
 use witness::{
-    check_canonical, verify, verify_batch, ExecutionWitness, OwnedExecutionWitness, OwnedIpaProof,
-    OwnedStemStateDiff, OwnedSuffixStateDiff, OwnedVerkleProof, VerifiedWitness,
+    canonical::check_canonical,
+    owned::{
+        OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
+        OwnedVerkleProof,
+    },
+    verify, verify_batch, ExecutionWitness, VerifiedWitness,
 };
 
 #[path = "../../banderwagon/benches/support/field_env.rs"]

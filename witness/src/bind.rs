@@ -78,8 +78,10 @@ pub enum BindError<E> {
 pub fn prove_bound<E>(
     root: &[u8; 32],
     keys: &[([u8; 32], Option<[u8; 32]>)],
-    mut prove: impl FnMut(&[([u8; 32], Option<[u8; 32]>)]) -> Result<crate::OwnedExecutionWitness, E>,
-) -> Result<(crate::OwnedExecutionWitness, usize), BindError<E>> {
+    mut prove: impl FnMut(
+        &[([u8; 32], Option<[u8; 32]>)],
+    ) -> Result<crate::owned::OwnedExecutionWitness, E>,
+) -> Result<(crate::owned::OwnedExecutionWitness, usize), BindError<E>> {
     let first = prove(keys).map_err(BindError::Prove)?;
     let proven = crate::verify(root, &first.to_witness()?)?;
     let extra = proven.binding_keys();

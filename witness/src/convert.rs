@@ -38,7 +38,7 @@ impl ExecutionWitness {
     /// engine payload, a header or a beacon-API block dump (`spec/WIRE.md`, "JSON").
     ///
     /// Errors with [`JsonError::Ambiguous`] when the document holds several; use
-    /// [`find_json_witnesses`](crate::find_json_witnesses) for those.
+    /// [`find_json_witnesses`](crate::json::find_json_witnesses) for those.
     pub fn from_json_str(text: &str) -> Result<Self, JsonError> {
         let value: serde_json::Value = serde_json::from_str(text)?;
         Self::from_json_value(&value)

@@ -26,7 +26,7 @@ impl ExecutionWitness {
     /// Every offset and length is checked against the bytes that remain and the spec limits
     /// before anything is allocated; non-canonical offsets and trailing bytes are errors.
     /// Domain rules (sorted stems, extension statuses, …) are checked separately by
-    /// [`check_canonical`](crate::check_canonical).
+    /// [`check_canonical`](crate::canonical::check_canonical).
     pub fn from_ssz(buf: Bytes) -> Result<Self, SszError> {
         let layout = ssz::decode_layout(&buf)?;
         Ok(Self { buf, layout })

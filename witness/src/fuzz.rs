@@ -7,7 +7,9 @@
 use bytes::Bytes;
 
 use crate::fractional::{Anchor, FractionalProof};
-use crate::{check_canonical, verify_fractional, ExecutionWitness, VerifyError};
+use crate::{
+    canonical::check_canonical, fractional::verify_fractional, ExecutionWitness, VerifyError,
+};
 
 /// Decodes `data` as SSZ; when it decodes, checks that it is canonical (re-encoding gives
 /// the same bytes), that JSON written from it reads back to the same witness, and exercises
@@ -117,7 +119,7 @@ pub fn verify(data: &[u8]) -> Option<()> {
 ///
 /// # Panics
 /// Only if one of those invariants breaks, or a verified proof's keys are not ascending,
-/// not found by [`VerifiedFractional::current_value`](crate::VerifiedFractional::current_value),
+/// not found by [`VerifiedFractional::current_value`](crate::fractional::VerifiedFractional::current_value),
 /// has an unbound absence, or has no post-state roots.
 pub fn fractional(data: &[u8]) -> Option<()> {
     let (root, rest) = root_and_rest(data)?;

@@ -35,7 +35,7 @@
 //! # fn main() -> Result<(), witness::WitnessError> {
 //! let ssz_bytes = bytes::Bytes::from(std::fs::read("witness.ssz").unwrap_or_default());
 //! let witness = witness::ExecutionWitness::from_ssz(ssz_bytes)?;
-//! witness::check_canonical(&witness)?;
+//! witness::canonical::check_canonical(&witness)?;
 //! for stem in witness.state_diff() {
 //!     for diff in stem.suffix_diffs {
 //!         println!("{:02x?} {} {:?}", stem.stem, diff.suffix, diff.current_value);
@@ -60,6 +60,20 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! The root holds what a stateless client calls: decoding, [`verify`], [`verify_batch`], the
+//! verified results and the errors. Beside it:
+//!
+//! - the zero-copy views a decoded witness hands out, in [`view`] ([`view::StateDiff`],
+//!   [`view::VerkleProof`], their iterators);
+//! - the owned, mutable witness a prover builds, in [`owned`];
+//! - the canonical-form check, in [`canonical`] ([`canonical::check_canonical`]);
+//! - searching a JSON document for witnesses, in [`json`] ([`json::find_json_witnesses`]);
+//! - what a prover adds so that every absence is bound, in [`bind`] ([`bind::prove_bound`]);
+//! - tree keys ([`keys`]), fractional proofs ([`fractional`]), leaf polynomials ([`leaf`])
+//!   and the format's constants ([`preset`]);
+//! - with the `test-support` feature, for tests: `hostile` (witnesses a hostile prover can
+//!   build) and `decompressed_points` (a probe counting point decompressions).
 #![forbid(unsafe_code)]
 #![cfg_attr(not(feature = "std"), no_std)]
 
@@ -78,41 +92,53 @@ mod prelude {
     };
 }
 
-mod bind;
-mod canonical;
+pub mod bind;
+pub mod canonical;
 mod convert;
 mod error;
 mod execution_witness;
 pub mod fractional;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz;
-#[doc(hidden)]
+#[cfg(feature = "test-support")]
 pub mod hostile;
-mod json;
+pub mod json;
 pub mod keys;
 pub mod leaf;
-mod owned;
+pub mod owned;
 mod post_state;
 pub mod preset;
 mod ssz;
 mod verify;
-mod view;
+pub mod view;
 
-pub use bind::{prove_bound, BindError};
-pub use canonical::check_canonical;
 pub use error::{CanonicalError, JsonError, SszError, SszField};
 pub use execution_witness::ExecutionWitness;
+pub use post_state::PostStateError;
+pub use verify::{
+    verify, verify_batch, ExtensionStatus, NodeKind, NodePath, ProvenKey, ProvenNode, ProvenStem,
+    VerifiedWitness, VerifyError,
+};
+
+#[cfg(feature = "test-support")]
+pub use verify::decompressed_points;
+
+// Root paths of names whose home is one of the modules above, hidden from the docs; the
+// next release removes them.
+#[doc(hidden)]
+pub use bind::{prove_bound, BindError};
+#[doc(hidden)]
+pub use canonical::check_canonical;
+#[doc(hidden)]
 pub use fractional::{verify_fractional, FractionalVerifyError, VerifiedFractional};
+#[doc(hidden)]
 pub use json::{find_json_witnesses, MAX_SEARCH_DEPTH, WITNESS_KEYS};
+#[doc(hidden)]
 pub use owned::{
     OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
     OwnedVerkleProof,
 };
-pub use post_state::PostStateError;
-pub use verify::{
-    decompressed_points, verify, verify_batch, ExtensionStatus, NodeKind, NodePath, ProvenKey,
-    ProvenNode, ProvenStem, VerifiedWitness, VerifyError,
-};
+#[doc(hidden)]
 pub use view::{
     ChunkIter, ChunkList, IpaProofView, Points, StateDiff, StateDiffIter, StemStateDiff, Stems,
     SuffixDiffs, SuffixDiffsIter, SuffixStateDiff, VerkleProof,
@@ -139,5 +165,5 @@ pub enum WitnessError {
     PostState(#[from] PostStateError),
     /// A fractional proof does not verify.
     #[error("fractional proof rejected: {0}")]
-    Fractional(#[from] FractionalVerifyError),
+    Fractional(#[from] fractional::FractionalVerifyError),
 }

@@ -60,7 +60,7 @@ fn forge(
     Anchor,
     Anchor,
     OwnedFractionalProof,
-    witness::OwnedExecutionWitness,
+    witness::owned::OwnedExecutionWitness,
 ) {
     let (mut sharded, mut single) = trees(depth, writes);
     let honest = sharded.prove_fractional(&[(target, None)], true).unwrap();

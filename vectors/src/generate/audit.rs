@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use banderwagon::{fr_from_le_bytes_canonical, Element};
-use witness::OwnedExecutionWitness;
+use witness::owned::OwnedExecutionWitness;
 
 use super::case::gen_err;
 use crate::error::VectorError;

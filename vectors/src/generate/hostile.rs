@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 use witness::hostile::{self, Hostile};
-use witness::OwnedExecutionWitness;
+use witness::owned::OwnedExecutionWitness;
 
 use super::case::{gen_err, invalid, valid};
 use crate::at::hex0x;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 use verkle::Tree;
-use witness::OwnedExecutionWitness;
+use witness::owned::OwnedExecutionWitness;
 
 use super::audit::audit_witness_cases;
 use super::case::{

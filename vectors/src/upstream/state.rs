@@ -7,7 +7,10 @@ use genesis::{alloc_leaves, genesis_leaves, parse_leaf_csv};
 use serde_json::Value;
 use verkle::keys::{account_leaves, address32, chunkify_code, AccountKeys, AccountState, Layout};
 use verkle::{Tree, U256};
-use witness::{check_canonical, find_json_witnesses, ExecutionWitness, OwnedSuffixStateDiff};
+use witness::{
+    canonical::check_canonical, json::find_json_witnesses, owned::OwnedSuffixStateDiff,
+    ExecutionWitness,
+};
 
 use crate::at::{hex0x, Loc};
 use crate::error::{expect_eq, VectorError};

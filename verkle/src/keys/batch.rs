@@ -8,7 +8,7 @@ use ipa::{AddressHasher, Committer};
 use super::{
     chunkify_code, join_key, AccountState, Layout, LayoutError, TreeKey, TreePosition, Value,
 };
-use crate::uint::U256;
+use witness::keys::U256;
 
 /// Every leaf of one account: header leaves, then code chunks, then storage slots.
 ///
@@ -104,11 +104,12 @@ pub fn account_leaves_many(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::tree_key_at;
+    use witness::keys::tree_key_from_crs;
 
-    /// Every leaf's key equals `get_tree_key` at its position, for accounts with code across
-    /// several stems, header and main storage, repeated and alternating tree indices, an
-    /// empty account, and a layout error in the middle of the batch.
+    /// Every leaf's key equals `get_tree_key` at its position, computed over the CRS alone,
+    /// for accounts with code across several stems, header and main storage, repeated and
+    /// alternating tree indices, an empty account, and a layout error in the middle of the
+    /// batch.
     #[test]
     fn keys_match_get_tree_key_at_every_position() {
         let code: Vec<u8> = (0..31 * 300).map(|i| (i * 7 % 251) as u8).collect();
@@ -159,13 +160,19 @@ mod tests {
                 let chunks = chunkify_code(account.code);
                 let mut want = Vec::new();
                 for (sub, v) in header {
-                    want.push((tree_key_at(address, &TreePosition::header(sub)), v));
+                    want.push((tree_key_from_crs(address, &TreePosition::header(sub)), v));
                 }
                 for (i, c) in chunks.into_iter().enumerate() {
-                    want.push((tree_key_at(address, &TreePosition::code_chunk(i as u64)), c));
+                    want.push((
+                        tree_key_from_crs(address, &TreePosition::code_chunk(i as u64)),
+                        c,
+                    ));
                 }
                 for (s, v) in account.storage {
-                    want.push((tree_key_at(address, &TreePosition::storage_slot(s)), *v));
+                    want.push((
+                        tree_key_from_crs(address, &TreePosition::storage_slot(s)),
+                        *v,
+                    ));
                 }
                 assert_eq!(*leaves, want, "{layout:?}");
             }

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use genesis::genesis_leaves;
 use verkle::keys::{Layout, TreeKey, Value};
 use verkle::Tree;
-use witness::{ExecutionWitness, OwnedExecutionWitness, OwnedVerkleProof};
+use witness::{
+    owned::{OwnedExecutionWitness, OwnedVerkleProof},
+    ExecutionWitness,
+};
 
 use crate::common::{h32, hex0x, read_json, read_text, tree_of};
 

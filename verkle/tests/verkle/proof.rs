@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use verkle::keys::{TreeKey, Value};
 use verkle::Tree;
-use witness::{ExtensionStatus, OwnedExecutionWitness, VerifiedWitness};
+use witness::{owned::OwnedExecutionWitness, ExtensionStatus, VerifiedWitness};
 
 use crate::common::tree_of;
 

@@ -28,7 +28,7 @@ pub enum FractionalDecodeError {
         /// Its length.
         len: usize,
     },
-    /// The version byte is not [`VERSION`](super::wire::VERSION).
+    /// The version byte is not [`VERSION`](super::header::VERSION).
     #[error("version {0}: this verifier reads version 2 only (version 1 is not read)")]
     BadVersion(u8),
     /// The shard depth is not 1 or 2.

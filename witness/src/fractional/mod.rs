@@ -24,17 +24,21 @@
 
 pub mod coordinator;
 mod decode_error;
+mod header;
 mod owned;
 mod result;
+mod shard;
 mod verify;
 mod verify_error;
 mod wire;
 
-pub use verify::{
-    shard_of, start_transcript, verify_fractional, verify_fractional_bytes, Anchor, FractionalKey,
-    FractionalVerifyError, VerifiedFractional, TRANSCRIPT_LABEL,
+pub use decode_error::FractionalDecodeError;
+pub use header::{FLAG_COORDINATOR, VERSION};
+pub use owned::{
+    FractionalEncodeError, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
 };
-pub use wire::{
-    FractionalDecodeError, FractionalEncodeError, FractionalProof, OwnedFractionalProof,
-    OwnedFractionalStem, OwnedFractionalSuffix, FLAG_COORDINATOR, VERSION,
-};
+pub use result::{Anchor, FractionalKey, VerifiedFractional};
+pub use shard::shard_of;
+pub use verify::{start_transcript, verify_fractional, verify_fractional_bytes, TRANSCRIPT_LABEL};
+pub use verify_error::FractionalVerifyError;
+pub use wire::FractionalProof;

@@ -2,7 +2,7 @@
 
 use crate::prelude::*;
 
-use super::wire::{FLAG_COORDINATOR, HEADER_LEN, VERSION};
+use super::header::{FLAG_COORDINATOR, HEADER_LEN, VERSION};
 use crate::preset::{MULTIPROOF_LEN, STEM_LEN};
 
 /// One proven suffix of the owned form.

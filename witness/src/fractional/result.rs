@@ -7,14 +7,12 @@ use alloc::collections::BTreeMap;
 
 use banderwagon::Element;
 
-use super::verify::{fold_with, shard_of, FractionalVerifyError};
+use super::shard::{fold_with, shard_of};
+use super::verify_error::FractionalVerifyError;
 use crate::post_state::{post_state_nodes, PostNode};
 use crate::preset::STEM_LEN;
 use crate::verify::{NodeKind, NodePath, VerifiedWitness};
 use crate::PostStateError;
-
-#[cfg(doc)]
-use super::verify_fractional;
 
 /// The root a fractional proof is verified against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +50,7 @@ impl FractionalKey {
     }
 }
 
-/// What a fractional proof proves: the result of [`verify_fractional`].
+/// What a fractional proof proves: the result of [`verify_fractional`](super::verify_fractional).
 #[derive(Clone, Debug)]
 pub struct VerifiedFractional {
     pub(super) depth: u8,

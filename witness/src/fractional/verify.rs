@@ -13,26 +13,16 @@ use bytes::Bytes;
 use ipa::{Crs, Opening, Transcript};
 use sha2::{Digest, Sha256};
 
-use super::coordinator::{fold_multiproof, leaf_hash, MerkleProofError};
-pub use super::result::{Anchor, FractionalKey, VerifiedFractional};
-pub use super::verify_error::FractionalVerifyError;
+use super::result::{Anchor, VerifiedFractional};
+use super::shard::{fold_with, shard_of};
+use super::verify_error::FractionalVerifyError;
 use super::wire::FractionalProof;
 use crate::canonical::check_canonical_parts;
-use crate::preset::STEM_LEN;
 use crate::verify::shape::{Draft, Shape};
 use crate::verify::{prepare_parts, NodePath, VerifyError};
 
 /// The Fiat–Shamir transcript label of a fractional proof's multiproof.
 pub const TRANSCRIPT_LABEL: &[u8] = b"fverkle-fractional-v2";
-
-/// The shard a stem routes to at shard depth `d` (§1).
-pub fn shard_of(depth: u8, stem: &[u8; STEM_LEN]) -> u16 {
-    if depth == 1 {
-        u16::from(stem[0])
-    } else {
-        u16::from_be_bytes([stem[0], stem[1]])
-    }
-}
 
 /// The transcript of a fractional proof's multiproof, before its first opening (§4.4):
 /// labelled [`TRANSCRIPT_LABEL`], then `SHA-256(body)`, `body` being every byte of the
@@ -261,26 +251,4 @@ fn fold(
     proof: &FractionalProof,
 ) -> Result<[u8; 32], FractionalVerifyError> {
     fold_with(depth, shards, |k| proof.sibling(k), proof.siblings().len())
-}
-
-/// Folds the leaves of `shards` with the siblings `sibling(k)` (`given` of them) over
-/// `8·depth` levels.
-pub(super) fn fold_with<'a>(
-    depth: u8,
-    shards: &[(u16, [u8; 32])],
-    sibling: impl FnMut(usize) -> Option<&'a [u8; 32]>,
-    given: usize,
-) -> Result<[u8; 32], FractionalVerifyError> {
-    let leaves: Vec<(u32, [u8; 32])> = shards
-        .iter()
-        .map(|(i, c)| (u32::from(*i), leaf_hash(*i, c)))
-        .collect();
-    let (root, used) =
-        fold_multiproof(8 * depth, &leaves, sibling).map_err(FractionalVerifyError::Siblings)?;
-    if used != given {
-        return Err(FractionalVerifyError::Siblings(
-            MerkleProofError::TooManySiblings { got: given, used },
-        ));
-    }
-    Ok(root)
 }

@@ -1,7 +1,7 @@
 //! Why a fractional proof does not verify (`spec/FRACTIONAL.md` §5).
 
 use super::coordinator::MerkleProofError;
-use super::wire::FractionalDecodeError;
+use super::decode_error::FractionalDecodeError;
 use crate::verify::VerifyError;
 
 /// Why a fractional proof does not verify. The checks run in the order of

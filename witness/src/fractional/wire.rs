@@ -14,22 +14,13 @@ use core::ops::Range;
 use banderwagon::{fr_from_le_bytes_canonical, Fr};
 use bytes::Bytes;
 
-pub use super::decode_error::FractionalDecodeError;
-pub use super::owned::{
-    FractionalEncodeError, OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix,
-};
+use super::decode_error::FractionalDecodeError;
+use super::header::{FLAG_COORDINATOR, VERSION};
+use super::owned::{OwnedFractionalProof, OwnedFractionalStem, OwnedFractionalSuffix};
 use crate::preset::{MULTIPROOF_LEN, STEM_LEN};
 use crate::ssz::{DiffEntry, Layout, StemEntry};
 use crate::view::{StateDiff, VerkleProof};
 
-/// The only version this crate reads and writes.
-pub const VERSION: u8 = 2;
-
-/// Flags bit 0: the coordinator path is carried.
-pub const FLAG_COORDINATOR: u8 = 1;
-
-/// Version, shard depth, flags, `compress(R)`.
-pub(super) const HEADER_LEN: usize = 3 + 32;
 /// Smallest stem: its status byte, stem, suffix count, one suffix diff without values.
 const MIN_STEM_LEN: usize = 1 + STEM_LEN + 1 + 2;
 /// Smallest suffix diff: suffix and presence byte.

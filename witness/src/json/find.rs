@@ -5,8 +5,13 @@ use crate::prelude::*;
 use serde_json::Value;
 
 use super::path::Seg;
-use super::{MAX_SEARCH_DEPTH, WITNESS_KEYS};
 use crate::error::JsonError;
+
+/// Keys under which a witness is searched for, in any object of a document.
+pub const WITNESS_KEYS: [&str; 3] = ["executionWitness", "execution_witness", "witness"];
+
+/// How deep [`find_json_witnesses`] descends before giving up with [`JsonError::TooDeep`].
+pub const MAX_SEARCH_DEPTH: usize = 64;
 
 /// Whether `v` is an object holding a state diff and a Verkle proof.
 fn looks_like_witness(v: &Value) -> bool {

@@ -12,15 +12,9 @@ mod path;
 mod read;
 mod write;
 
-pub use find::find_json_witnesses;
 pub(crate) use find::find_one_witness;
+pub use find::{find_json_witnesses, MAX_SEARCH_DEPTH, WITNESS_KEYS};
 pub(crate) use write::write_witness;
-
-/// Keys under which a witness is searched for, in any object of a document.
-pub const WITNESS_KEYS: [&str; 3] = ["executionWitness", "execution_witness", "witness"];
-
-/// How deep [`find_json_witnesses`] descends before giving up with [`JsonError::TooDeep`].
-pub const MAX_SEARCH_DEPTH: usize = 64;
 
 /// Reads a witness object (go-verkle JSON or its snake_case variant) found at JSON Pointer
 /// `at` (the prefix of every error's path), with no search.

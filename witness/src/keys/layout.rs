@@ -10,8 +10,8 @@
 
 use sha3::{Digest, Keccak256};
 
+use super::key::Value;
 use super::uint::U256;
-use super::Value;
 use crate::prelude::*;
 
 /// Suffix of the BASIC_DATA leaf ([`Layout::Eip6800`]).

@@ -15,9 +15,10 @@
 //!
 //! Which header suffix holds the balance, nonce, code hash… depends on the [`Layout`].
 //!
-//! [`AccountKeys`] hashes with [`ipa::get_tree_key_from_crs`]: the CRS is its only table, so
+//! [`AccountKeysWith`] derives an account's keys with any [`StemHasher`]. [`AccountKeys`]
+//! hashes with [`ipa::get_tree_key_from_crs`] ([`CrsStems`]): the CRS is its only table, so
 //! a verifier or a WebAssembly page gets keys without the prover's committer tables. The
-//! `verkle` crate's `AccountKeys` gives the same keys from those tables, faster per key.
+//! `verkle` crate's `AccountKeys` is the same type hashing with those tables, faster per key.
 //!
 //! ```
 //! use witness::keys::{address32, AccountKeys, Layout, U256};
@@ -29,9 +30,11 @@
 //! assert_eq!((balance[..31] == slot[..31], balance[31], slot[31]), (true, 0, 67));
 //! ```
 
+mod key;
 mod layout;
 mod uint;
 
+pub use key::{join_key, split_key, stem, suffix, Stem, TreeKey, Value, STEM_LEN};
 pub use layout::{
     keccak256, legacy, AccountState, BasicData, Layout, LayoutError, BASIC_DATA_LEAF_KEY,
     CODE_HASH_LEAF_KEY, EMPTY_CODE_HASH,
@@ -42,15 +45,6 @@ use ipa::Crs;
 
 use crate::prelude::*;
 
-/// The 31-byte stem of a tree key: which leaf node.
-pub type Stem = [u8; 31];
-/// A 32-byte tree key: stem ‖ suffix.
-pub type TreeKey = [u8; 32];
-/// A 32-byte leaf value.
-pub type Value = [u8; 32];
-
-/// Bytes in a stem.
-pub const STEM_LEN: usize = 31;
 /// Children of an internal node, values of a leaf node.
 pub const VERKLE_NODE_WIDTH: u64 = 256;
 /// First header position of the storage slots below 64.
@@ -62,31 +56,6 @@ pub const MAIN_STORAGE_OFFSET_LOG2: u32 = 248;
 
 /// `MAIN_STORAGE_OFFSET / 256 = 2^240`: the tree index of main-storage slot 0.
 const MAIN_STORAGE_INDEX_BASE: U256 = U256::from_limbs([0, 0, 0, 1 << 48]);
-
-/// The stem of a key.
-pub fn stem(key: &TreeKey) -> Stem {
-    split_key(key).0
-}
-
-/// The suffix (last byte) of a key.
-pub fn suffix(key: &TreeKey) -> u8 {
-    key[31]
-}
-
-/// `(stem, suffix)`.
-pub fn split_key(key: &TreeKey) -> (Stem, u8) {
-    let mut s = [0u8; STEM_LEN];
-    s.copy_from_slice(&key[..STEM_LEN]);
-    (s, key[STEM_LEN])
-}
-
-/// `stem ‖ suffix`.
-pub fn join_key(stem: &Stem, suffix: u8) -> TreeKey {
-    let mut k = [0u8; 32];
-    k[..STEM_LEN].copy_from_slice(stem);
-    k[STEM_LEN] = suffix;
-    k
-}
 
 /// A 20-byte address left-padded with 12 zero bytes, as the tree key hash takes it.
 pub fn address32(address: &[u8; 20]) -> [u8; 32] {
@@ -188,28 +157,77 @@ pub fn tree_key_from_crs(address: &[u8; 32], position: &TreePosition) -> TreeKey
     )
 }
 
-/// Tree keys of one account for a light client: each stem is one Pedersen hash over the
-/// CRS ([`ipa::get_tree_key_from_crs`]), and the header stem (every header leaf, storage
-/// slots 0..64 and code chunks 0..128) is computed once, in [`AccountKeys::new`].
+/// How the stems of one account are hashed: the first 31 bytes of
+/// `pedersen_hash(address32 ‖ LE32(tree_index))`. Implementations differ in the tables they
+/// need and their speed per stem, never in the stems they give.
+pub trait StemHasher {
+    /// Prepares the hashes of `address`'s stems (an implementation may precompute the half
+    /// of the hash the address decides).
+    fn new(address: &[u8; 32]) -> Self;
+
+    /// The 32-byte address the stems belong to.
+    fn address(&self) -> &[u8; 32];
+
+    /// The stem of `tree_index`.
+    fn stem(&self, tree_index: &U256) -> Stem;
+}
+
+/// Stems hashed over the CRS alone ([`ipa::get_tree_key_from_crs`]: one five-term
+/// multi-scalar multiplication per stem): no tables, for verifiers and WebAssembly.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AccountKeys {
+pub struct CrsStems {
     address: [u8; 32],
+}
+
+impl StemHasher for CrsStems {
+    fn new(address: &[u8; 32]) -> CrsStems {
+        CrsStems { address: *address }
+    }
+
+    fn address(&self) -> &[u8; 32] {
+        &self.address
+    }
+
+    fn stem(&self, tree_index: &U256) -> Stem {
+        stem(&ipa::get_tree_key_from_crs(
+            Crs::eip6800(),
+            &self.address,
+            &tree_index.to_le_bytes(),
+            0,
+        ))
+    }
+}
+
+/// Tree keys of one account, stems hashed by `H`: the header stem (every header leaf,
+/// storage slots 0..64 and code chunks 0..128) is computed once, in [`AccountKeysWith::new`].
+///
+/// [`AccountKeys`] hashes over the CRS ([`CrsStems`]); the `verkle` crate's `AccountKeys`
+/// is the same type over the prover's committer tables, faster per key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountKeysWith<H = CrsStems> {
+    hasher: H,
     header_stem: Stem,
 }
 
-impl AccountKeys {
+/// Tree keys of one account for a light client: each stem is one Pedersen hash over the
+/// CRS ([`CrsStems`]); the CRS is the only table, so a verifier or a WebAssembly page gets
+/// keys without the prover's committer tables.
+pub type AccountKeys = AccountKeysWith<CrsStems>;
+
+impl<H: StemHasher> AccountKeysWith<H> {
     /// Computes the header stem of `address32` (use [`address32`] for a 20-byte address).
-    pub fn new(address: &[u8; 32]) -> AccountKeys {
-        let header_stem = stem(&tree_key_from_crs(address, &TreePosition::header(0)));
-        AccountKeys {
-            address: *address,
+    pub fn new(address: &[u8; 32]) -> AccountKeysWith<H> {
+        let hasher = H::new(address);
+        let header_stem = hasher.stem(&U256::ZERO);
+        AccountKeysWith {
+            hasher,
             header_stem,
         }
     }
 
     /// The 32-byte address the keys belong to.
     pub fn address(&self) -> &[u8; 32] {
-        &self.address
+        self.hasher.address()
     }
 
     /// The stem of `tree_index`.
@@ -217,12 +235,7 @@ impl AccountKeys {
         if tree_index.is_zero() {
             self.header_stem
         } else {
-            stem(&ipa::get_tree_key_from_crs(
-                Crs::eip6800(),
-                &self.address,
-                &tree_index.to_le_bytes(),
-                0,
-            ))
+            self.hasher.stem(tree_index)
         }
     }
 

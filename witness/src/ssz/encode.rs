@@ -2,7 +2,7 @@
 
 use crate::prelude::*;
 
-use super::{PROOF_FIXED, STEM_DIFF_FIXED, SUFFIX_DIFF_FIXED, WITNESS_FIXED};
+use super::fixed::{PROOF_FIXED, STEM_DIFF_FIXED, SUFFIX_DIFF_FIXED, WITNESS_FIXED};
 use crate::error::{SszError, SszField};
 use crate::owned::{OwnedExecutionWitness, OwnedStemStateDiff, OwnedSuffixStateDiff};
 use crate::preset::{

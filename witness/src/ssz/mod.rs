@@ -10,26 +10,15 @@ use crate::prelude::*;
 use core::ops::Range;
 
 use crate::error::{SszError, SszField};
-use crate::preset::{
-    BYTES32_LEN, IPA_PROOF_LEN, MAX_COMMITMENTS, MAX_STEMS, STEM_LEN, VERKLE_WIDTH,
-};
+use crate::preset::{BYTES32_LEN, MAX_COMMITMENTS, MAX_STEMS, STEM_LEN, VERKLE_WIDTH};
 
 mod encode;
+mod fixed;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use encode::encode;
-
-/// Fixed part of `ExecutionWitness`: two offsets.
-const WITNESS_FIXED: usize = 8;
-/// Fixed part of `StemStateDiff`: stem and one offset.
-const STEM_DIFF_FIXED: usize = STEM_LEN + 4;
-/// Fixed part of `SuffixStateDiff`: suffix and two offsets.
-const SUFFIX_DIFF_FIXED: usize = 1 + 4 + 4;
-/// Fixed part of `VerkleProof`: three offsets, `d` and the 544-byte `IPAProof`.
-pub(crate) const PROOF_FIXED: usize = 3 * 4 + BYTES32_LEN + IPA_PROOF_LEN;
-/// Position of `d` inside the fixed part of `VerkleProof`.
-pub(crate) const PROOF_D_AT: usize = 3 * 4;
+use fixed::{PROOF_D_AT, PROOF_FIXED, STEM_DIFF_FIXED, SUFFIX_DIFF_FIXED, WITNESS_FIXED};
 
 /// Where one `StemStateDiff` lives in the buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

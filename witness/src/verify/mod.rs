@@ -34,6 +34,7 @@ use crate::view::{StateDiff, VerkleProof};
 
 pub use error::VerifyError;
 use openings::plan_openings;
+#[cfg(feature = "test-support")]
 pub use points::decompressed_points;
 use points::{decode_points, DecodedPoints, PROOF_POINTS};
 pub use proven::{

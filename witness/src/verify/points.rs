@@ -3,6 +3,7 @@
 
 use crate::prelude::*;
 
+#[cfg(feature = "test-support")]
 use core::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use banderwagon::arith::Zero;
@@ -88,12 +89,13 @@ pub(super) fn decode_points(
 }
 
 /// Points [`verify`] has decompressed in this process (see [`decompressed_points`]).
-pub(super) static DECOMPRESSED: AtomicUsize = AtomicUsize::new(0);
+#[cfg(feature = "test-support")]
+static DECOMPRESSED: AtomicUsize = AtomicUsize::new(0);
 
 /// How many points [`verify`] has decompressed in this process since it started: a probe
 /// for tests that check a malformed witness is refused before any point work. One relaxed
-/// atomic addition per chunk of points.
-#[doc(hidden)]
+/// atomic addition per chunk of points, counted only with the `test-support` feature.
+#[cfg(feature = "test-support")]
 pub fn decompressed_points() -> usize {
     DECOMPRESSED.load(AtomicOrdering::Relaxed)
 }
@@ -108,6 +110,7 @@ pub(super) fn decode_chunk(
     elements: &mut [Element],
     fields: &mut [Fr],
 ) -> FirstError {
+    #[cfg(feature = "test-support")]
     DECOMPRESSED.fetch_add(encodings.len(), AtomicOrdering::Relaxed);
     let first = Element::decode_into(encodings, elements);
     Element::batch_map_to_scalar_field_into(elements, fields);

@@ -1,6 +1,8 @@
 //! Each canonical-form rule rejects a real witness altered to break just that rule.
 
-use witness::{check_canonical, CanonicalError, ExecutionWitness, OwnedExecutionWitness};
+use witness::{
+    canonical::check_canonical, owned::OwnedExecutionWitness, CanonicalError, ExecutionWitness,
+};
 
 use crate::common::{read_text, real_witnesses};
 

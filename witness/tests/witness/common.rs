@@ -4,8 +4,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use witness::{
-    ExecutionWitness, OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff,
-    OwnedSuffixStateDiff, OwnedVerkleProof,
+    owned::{
+        OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
+        OwnedVerkleProof,
+    },
+    ExecutionWitness,
 };
 
 /// `$FVERKLE_VECTORS`, or `<workspace root>/../shared/vectors`.

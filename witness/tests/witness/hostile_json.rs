@@ -3,7 +3,9 @@
 
 use serde_json::{json, Map, Value};
 use witness::{
-    find_json_witnesses, ExecutionWitness, JsonError, OwnedExecutionWitness, MAX_SEARCH_DEPTH,
+    json::{find_json_witnesses, MAX_SEARCH_DEPTH},
+    owned::OwnedExecutionWitness,
+    ExecutionWitness, JsonError,
 };
 
 use crate::alloc::allocations;

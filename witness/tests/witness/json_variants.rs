@@ -1,7 +1,7 @@
 //! The JSON variants producers write, and errors that name the JSON path.
 
 use serde_json::{json, Value};
-use witness::{ExecutionWitness, JsonError, OwnedExecutionWitness};
+use witness::{owned::OwnedExecutionWitness, ExecutionWitness, JsonError};
 
 use crate::common::read_json;
 

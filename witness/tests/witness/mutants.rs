@@ -65,7 +65,7 @@ use std::time::Instant;
 use banderwagon::Element;
 use bytes::Bytes;
 use witness::{
-    verify, ExecutionWitness, NodeKind, OwnedExecutionWitness, VerifiedWitness, VerifyError,
+    owned::OwnedExecutionWitness, verify, ExecutionWitness, NodeKind, VerifiedWitness, VerifyError,
 };
 
 use crate::common::{read_json, CHAIN_FILE};

@@ -8,7 +8,7 @@
 
 use banderwagon::arith::PrimeField;
 use banderwagon::Fr;
-use witness::{OwnedExecutionWitness, OwnedStemStateDiff, OwnedSuffixStateDiff};
+use witness::owned::{OwnedExecutionWitness, OwnedStemStateDiff, OwnedSuffixStateDiff};
 
 /// SplitMix64: small, fast and the same on every platform and with every version of any
 /// crate, so a mutant's seed reproduces it anywhere.

@@ -6,8 +6,12 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 use witness::{
-    fuzz, ExecutionWitness, OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff,
-    OwnedSuffixStateDiff, OwnedVerkleProof,
+    fuzz,
+    owned::{
+        OwnedExecutionWitness, OwnedIpaProof, OwnedStemStateDiff, OwnedSuffixStateDiff,
+        OwnedVerkleProof,
+    },
+    ExecutionWitness,
 };
 
 use crate::common::real_witnesses;

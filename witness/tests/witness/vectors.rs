@@ -2,7 +2,7 @@
 //! JSON → SSZ → decode → JSON unchanged, and are canonical.
 
 use serde_json::{Map, Value};
-use witness::{check_canonical, find_json_witnesses, ExecutionWitness, JsonError};
+use witness::{canonical::check_canonical, json::find_json_witnesses, ExecutionWitness, JsonError};
 
 use crate::common::{
     read_json, read_text, real_witness_objects, real_witnesses, vectors_dir, CHAIN_FILE,

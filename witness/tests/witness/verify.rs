@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use banderwagon::DecodeError;
 use witness::{
-    verify, verify_batch, ExecutionWitness, ExtensionStatus, NodeKind, OwnedExecutionWitness,
-    PostStateError, VerifiedWitness, VerifyError,
+    owned::OwnedExecutionWitness, verify, verify_batch, ExecutionWitness, ExtensionStatus,
+    NodeKind, PostStateError, VerifiedWitness, VerifyError,
 };
 
 use crate::common::{read_json, read_text, CHAIN_FILE};
@@ -282,11 +282,12 @@ fn kaustinen6_block_1_matches_once_the_eip2935_account_leaves_are_listed() {
         (2, [0; 32]),
         (3, empty_code_keccak),
     ] {
-        stem.suffix_diffs.push(witness::OwnedSuffixStateDiff {
-            suffix,
-            current_value: None,
-            new_value: Some(value),
-        });
+        stem.suffix_diffs
+            .push(witness::owned::OwnedSuffixStateDiff {
+                suffix,
+                current_value: None,
+                new_value: Some(value),
+            });
     }
     stem.suffix_diffs.sort_by_key(|d| d.suffix);
     // Only new values changed: the proof still verifies, and now the root matches.
@@ -687,16 +688,16 @@ fn deep_paths_without_commitments_stop_at_the_first_stem() {
     let stems = 20_000usize;
     let owned = OwnedExecutionWitness {
         state_diff: (0..stems)
-            .map(|i| witness::OwnedStemStateDiff {
+            .map(|i| witness::owned::OwnedStemStateDiff {
                 stem: {
                     let mut s = [0u8; 31];
                     s[..8].copy_from_slice(&(i as u64).to_be_bytes());
                     s
                 },
-                suffix_diffs: vec![witness::OwnedSuffixStateDiff::default()],
+                suffix_diffs: vec![witness::owned::OwnedSuffixStateDiff::default()],
             })
             .collect(),
-        verkle_proof: witness::OwnedVerkleProof {
+        verkle_proof: witness::owned::OwnedVerkleProof {
             depth_extension_present: vec![31 << 3; stems],
             ..Default::default()
         },

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use witness::{
-    verify, ExecutionWitness, NodeKind, OwnedExecutionWitness, OwnedSuffixStateDiff,
-    VerifiedWitness,
+    owned::{OwnedExecutionWitness, OwnedSuffixStateDiff},
+    verify, ExecutionWitness, NodeKind, VerifiedWitness,
 };
 
 use crate::common::read_text;
