@@ -14,7 +14,7 @@ use super::interface::State;
 /// A single tree over a node store that keeps height and meta itself (in a datadir,
 /// [`verkle::store::RocksStore`]): nodes, height and meta of a block go in one atomic write.
 ///
-/// The write of a block's batch (one of at least [`PIPELINE_MIN_RECORDS`] records) runs on
+/// The write of a block's batch (one of at least `PIPELINE_MIN_RECORDS` records) runs on
 /// its own thread while the replay goes on with the next block; the next [`State::persist`]
 /// waits for it before evicting (the evicted nodes must be in the store to be read back)
 /// and before handing over its own batch, so batches land one at a time, in block order,
@@ -46,7 +46,7 @@ impl<S: NodeStore> std::fmt::Debug for TreeState<S> {
 impl<S: NodeStore> TreeState<S> {
     /// Opens the tree persisted in `store` (empty when the store is), its node cache
     /// budgeted by `config`.
-    pub fn open(store: S, config: verkle::TreeConfig) -> Result<TreeState<S>> {
+    pub fn open(store: S, config: verkle::TreeConfig) -> Result<TreeState<S>, verkle::TreeError> {
         Ok(TreeState {
             tree: Tree::open_with(store, config)?,
             writing: Mutex::new(None),

@@ -27,7 +27,7 @@ impl FracState {
         dir: &std::path::Path,
         config: fractional::ShardConfig,
         rocks: &verkle::store::RocksConfig,
-    ) -> Result<FracState> {
+    ) -> Result<FracState, fractional::FractionalError> {
         Ok(FracState {
             tree: fractional::ShardedTree::open_with(dir, config, rocks)?,
         })

@@ -257,7 +257,7 @@ impl Synth {
         Ok((Synth::with(config, rng, model, state), text))
     }
 
-    /// [`Synth::genesis`] writing the document to `genesis_out` as it is drawn (never held
+    /// `Synth::genesis` (tests) writing the document to `genesis_out` as it is drawn (never held
     /// whole) and importing it into `state` as a replay does (in steps, written out when
     /// `state` is a datadir, whose node cache then bounds the tree's memory). What stays in
     /// memory is the model: ≈ 60 bytes per account, plus the contracts' code.
