@@ -18,7 +18,7 @@ if [ -z "$work" ]; then
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
-cargo build --release -q -p replay --bin fverkle
+cargo build --release -q -p fverkle --bin fverkle
 bin="${CARGO_TARGET_DIR:-$HOME/.cache/fverkle-target}/release/fverkle"
 if [ ! -s "$work/b5.json" ]; then
     "$bin" --json gen --blocks 5 --updates 10000 --accounts 470000 --seed 7 \

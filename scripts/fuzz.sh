@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes every target of witness/fuzz for SECONDS each (default 60), one after the other, and
+# Fuzzes every target of fuzz/ for SECONDS each (default 60), one after the other, and
 # prints each target's executions. Installs what it needs: the nightly toolchain (minimal
 # profile) and cargo-fuzz (pinned). Seeds are written from ../shared/vectors ($FVERKLE_VECTORS)
-# and vectors/suite into witness/fuzz/seeds/<target>; the growing corpus is
-# witness/fuzz/corpus/<target> and crashes land in witness/fuzz/artifacts/<target>/ (all
+# and vectors/suite into fuzz/seeds/<target>; the growing corpus is
+# fuzz/corpus/<target> and crashes land in fuzz/artifacts/<target>/ (all
 # three ignored by git).
 #   scripts/fuzz.sh [SECONDS]
 #   FUZZ_TARGETS="verify genesis"  only these targets
@@ -19,7 +19,7 @@ read -ra targets <<< "${FUZZ_TARGETS:-decode_ssz decode_json verify fractional g
 sanitizer="${FUZZ_SANITIZER:-address}"
 jobs="${FUZZ_JOBS:-1}"
 target_dir="${FVERKLE_FUZZ_TARGET_DIR:-$HOME/.cache/fverkle-target-fuzz-nightly}"
-fuzz_dir=witness/fuzz
+fuzz_dir=fuzz
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   rustup toolchain install nightly --profile minimal >&2
@@ -53,13 +53,13 @@ for t in "${targets[@]}"; do
   job_logs=()
   if [ "$jobs" -gt 1 ]; then
     shopt -s nullglob
-    job_logs=(witness/fuzz-*.log)
+    job_logs=(fuzz-*.log)
     shopt -u nullglob
   fi
   runs=$(cat "$log" "${job_logs[@]}" 2>/dev/null \
     | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s += $1} END {print s + 0}')
   # With -jobs, libFuzzer writes one log per job in the directory it runs in.
-  if [ "$jobs" -gt 1 ]; then cat witness/fuzz-*.log >>"$log" 2>/dev/null || true; rm -f witness/fuzz-*.log; fi
+  if [ "$jobs" -gt 1 ]; then cat fuzz-*.log >>"$log" 2>/dev/null || true; rm -f fuzz-*.log; fi
   corpus=$(find "$fuzz_dir/corpus/$t" -type f | wc -l)
   if [ "$rc" -ne 0 ]; then
     status=1

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-exec cargo run --release -q -p replay --bin fverkle -- demo "$@"
+exec cargo run --release -q -p fverkle --bin fverkle -- demo "$@"

@@ -18,7 +18,7 @@ echo "processor: $(lscpu | sed -n 's/^Model name: *//p')"
 FVERKLE_WASM_PKG="$PWD/wasm/pkg-measure" node wasm/bench/bench.mjs "${1:-5}"
 
 # Native, same blocks: the library (criterion) and the whole `fverkle verify` process.
-cargo build --release -q -p replay
+cargo build --release -q -p fverkle
 vectors="${FVERKLE_VECTORS:-../shared/vectors}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,4 +1,4 @@
-//! Body of the `witness/fuzz` target `genesis`, also run by this crate's tests on the shared
+//! Body of the `fuzz/` target `genesis`, also run by this crate's tests on the shared
 //! vectors.
 //!
 //! It takes arbitrary bytes and must never panic except on a broken invariant of this crate

@@ -1,4 +1,4 @@
-//! Body of the `witness/fuzz` target `store_record`, also run by this crate's tests on the
+//! Body of the `fuzz/` target `store_record`, also run by this crate's tests on the
 //! records of a real tree.
 //!
 //! It takes arbitrary bytes and must never panic except on a broken invariant of this crate

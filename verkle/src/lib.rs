@@ -21,13 +21,10 @@
 //!   cache ([`TreeConfig`]).
 //! - [`proof`]: [`Tree::prove`] — the state diff and Verkle proof of an execution witness,
 //!   byte-identical to go-verkle's.
-//! - [`forks`]: state changes a chain made outside its witnesses (Kaustinen6's history
-//!   account at block 1), used by the replay's chain rules and the vectors' chain check.
 //! - `fuzz` (feature `fuzzing`): the body of the `store_record` fuzz target.
 #![forbid(unsafe_code)]
 
 mod error;
-pub mod forks;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 pub mod keys;

@@ -1,4 +1,4 @@
-//! Bodies of the `witness/fuzz` targets, also run by this crate's property tests.
+//! Bodies of the fuzz targets in `fuzz/`, also run by this crate's property tests.
 //!
 //! Each takes arbitrary bytes and must never panic except on a broken invariant of this
 //! crate (which is what the assertions below state). The targets: [`ssz`], [`json`],

@@ -331,7 +331,7 @@ pub fn kaustinen_chain(path: &Path) -> Result<usize, VectorError> {
 /// account `0xff…fe` (version 0, balance 0, nonce 0, code keccak = keccak("")), listed as
 /// writes to its stem, which block 1's witness proves absent (it lists slot 64 there).
 fn with_history_account(w: &ExecutionWitness, at: &str) -> Result<ExecutionWitness, VectorError> {
-    let leaves = verkle::forks::kaustinen6_history_account(Layout::Legacy)
+    let leaves = chain::forks::kaustinen6_history_account(Layout::Legacy)
         .map_err(|e| VectorError::field(at, e.to_string()))?;
     let mut owned = w.to_owned_witness();
     for (key, value) in leaves {

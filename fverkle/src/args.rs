@@ -1,0 +1,69 @@
+//! Argument types several commands share, each mapped onto the library's type.
+
+use chain::rules::Chain;
+use chain::state::Mode;
+use verkle::keys::Layout;
+
+/// The account layout a genesis is written in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum LayoutArg {
+    /// Version / balance / nonce / code keccak / code size leaves (Kaustinen 2–6, devnet6).
+    Legacy,
+    /// BASIC_DATA + code hash (current EIP-6800; devnet-7, EEST fixtures).
+    Eip6800,
+}
+
+impl LayoutArg {
+    /// The name on the command line and in a datadir's meta.
+    pub fn name(&self) -> &'static str {
+        chain::genesis::layout_name((*self).into())
+    }
+}
+
+impl From<LayoutArg> for Layout {
+    fn from(l: LayoutArg) -> Layout {
+        match l {
+            LayoutArg::Legacy => Layout::Legacy,
+            LayoutArg::Eip6800 => Layout::Eip6800,
+        }
+    }
+}
+
+/// A chain whose history needs named rules (`chain::rules`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainArg {
+    /// No rules: every block is exactly its witness's writes.
+    None,
+    /// Kaustinen6: at block 1 geth created the EIP-2935 history account (version 0,
+    /// balance 0, nonce 0, code keccak = keccak("")) without listing its header leaves in
+    /// the witness; they are written before block 1's own writes.
+    Kaustinen6,
+}
+
+impl From<ChainArg> for Chain {
+    fn from(c: ChainArg) -> Chain {
+        match c {
+            ChainArg::None => Chain::None,
+            ChainArg::Kaustinen6 => Chain::Kaustinen6,
+        }
+    }
+}
+
+/// Which tree holds the state.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    /// One canonical tree.
+    Single,
+    /// The sharded tree (256 hypertrees by first stem byte), which also reports the
+    /// coordinator root.
+    Fractional,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Single => Mode::Single,
+            ModeArg::Fractional => Mode::Fractional,
+        }
+    }
+}

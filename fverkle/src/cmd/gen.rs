@@ -1,0 +1,186 @@
+//! `fverkle gen --blocks N --updates M --accounts K --seed S --out FILE`: a synthetic block
+//! export (JSON Lines, one block per line) and its genesis, with witnesses from our prover.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use chain::datadir::open_state;
+use chain::hexarg::to_hex;
+use chain::state::{MemoryState, Mode, State};
+use chain::synth::{write_chain, Format, Generated, SynthConfig};
+
+use crate::args::LayoutArg;
+use crate::outcome::Outcome;
+use crate::progress::Progress;
+
+/// Arguments of `fverkle gen`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Blocks to generate.
+    #[arg(long)]
+    blocks: u64,
+    /// Keys written per block (at least: one transaction's writes are never split).
+    #[arg(long)]
+    updates: usize,
+    /// Accounts in the genesis (about one in a thousand is a contract with code and storage).
+    #[arg(long)]
+    accounts: u64,
+    /// Seed: the same arguments give the same files, byte for byte.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Account layout.
+    #[arg(long, value_enum, default_value = "eip6800")]
+    layout: LayoutArg,
+    /// The block export to write (JSON Lines).
+    #[arg(long)]
+    out: PathBuf,
+    /// Where to write the genesis (default: the export's path with `.genesis.json` added).
+    #[arg(long)]
+    genesis_out: Option<PathBuf>,
+    /// Keep the generator's tree in a RocksDB datadir (a fresh directory inside this one,
+    /// removed at the end) instead of memory: memory stays bounded by the node cache, for
+    /// states of millions of keys. Slower. The files written are the same.
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
+    /// Prove every block with every absence bound (`spec/WIRE.md` §6.6): a few more reads
+    /// per witness; without it the witnesses are what geth's prover writes.
+    #[arg(long)]
+    bind_absences: bool,
+    /// What `--out` holds: the block export (witnesses), or the same chain's account-level
+    /// state diffs as geth's `prestateTracer` in diff mode writes them, one block per line
+    /// (`fverkle replay --diffs` reads them).
+    #[arg(long, value_enum, default_value = "export")]
+    format: GenFormat,
+}
+
+/// What `fverkle gen` writes to `--out`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenFormat {
+    /// Blocks with their execution witnesses (JSON Lines).
+    Export,
+    /// `{"number", "traces"}` per block: `debug_traceBlockByNumber` with the
+    /// `prestateTracer` in diff mode (JSON Lines).
+    PrestateDiff,
+}
+
+/// The default genesis path beside an export.
+pub fn genesis_path_for(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".genesis.json");
+    PathBuf::from(s)
+}
+
+impl From<GenFormat> for Format {
+    fn from(f: GenFormat) -> Format {
+        match f {
+            GenFormat::Export => Format::Export,
+            GenFormat::PrestateDiff => Format::PrestateDiff,
+        }
+    }
+}
+
+/// Generates `config` into `out` (and its genesis into `genesis_out`), the tree in memory.
+pub fn generate(config: SynthConfig, out: &Path, genesis_out: &Path) -> Result<Generated> {
+    generate_with(config, out, genesis_out, None, GenFormat::Export)
+}
+
+/// [`generate`], the tree in a fresh datadir inside `state_dir` when given.
+pub fn generate_with(
+    config: SynthConfig,
+    out: &Path,
+    genesis_out: &Path,
+    state_dir: Option<&Path>,
+    format: GenFormat,
+) -> Result<Generated> {
+    let (state, _keep): (Box<dyn State>, Option<tempfile::TempDir>) = match state_dir {
+        None => (Box::new(MemoryState::new()), None),
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create", dir.display()))?;
+            let tmp = tempfile::Builder::new()
+                .prefix("fverkle-gen-state-")
+                .tempdir_in(dir)
+                .with_context(|| format!("{}: cannot create a directory in it", dir.display()))?;
+            let state = open_state(Some(tmp.path()), Mode::Single)?;
+            (state, Some(tmp))
+        }
+    };
+    // The bar starts with the first block, after the genesis.
+    let mut progress: Option<Progress> = None;
+    let generated = write_chain(config, out, genesis_out, state, format.into(), &mut |b| {
+        progress
+            .get_or_insert_with(|| Progress::new("gen", Some(config.blocks)))
+            .inc(|| format!("block {} ({} writes)", b.number, b.writes))
+    })?;
+    if let Some(p) = progress {
+        p.finish();
+    }
+    Ok(generated)
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let t = Instant::now();
+    let genesis_out = args
+        .genesis_out
+        .clone()
+        .unwrap_or_else(|| genesis_path_for(&args.out));
+    let config = SynthConfig {
+        accounts: args.accounts,
+        blocks: args.blocks,
+        updates: args.updates,
+        seed: args.seed,
+        layout: args.layout.into(),
+        bind_absences: args.bind_absences,
+    };
+    let Generated {
+        root,
+        written,
+        genesis_s,
+        ..
+    } = generate_with(
+        config,
+        &args.out,
+        &genesis_out,
+        args.state_dir.as_deref(),
+        args.format,
+    )?;
+    let secs = t.elapsed().as_secs_f64();
+    if json {
+        let line = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "genesis": genesis_out.display().to_string(),
+            "layout": args.layout.name(),
+            "blocks": args.blocks,
+            "keys_written": written,
+            "root": to_hex(&root),
+            "genesis_seconds": genesis_s,
+            "seconds": secs,
+        });
+        writeln!(out, "{line}")?;
+    } else {
+        writeln!(
+            out,
+            "wrote {} blocks ({written} keys written) to {} and the genesis to {} in {secs:.1} s; final root {}",
+            args.blocks,
+            args.out.display(),
+            genesis_out.display(),
+            to_hex(&root)
+        )?;
+        let diffs = if args.format == GenFormat::PrestateDiff {
+            "--diffs "
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "replay it: fverkle replay --genesis {} --layout {} {diffs}{}",
+            genesis_out.display(),
+            args.layout.name(),
+            args.out.display()
+        )?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,289 @@
+//! `fverkle replay --genesis GENESIS.json --layout L [--datadir DIR] [--chain C] [--mode M] BLOCKS...`
+//! or `fverkle replay --eest FILE [--test NAME] [--mode M]`, or
+//! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]`
+//! (`chain::import::diffs`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+use chain::datadir::open_state_with;
+use chain::genesis::{init_genesis, GenesisOutcome, GenesisSpec};
+use chain::hexarg::to_hex;
+use chain::import::{diffs, eest};
+use chain::replayer::{Ended, Replayer};
+use chain::state::{Mode, State};
+
+use crate::args::{ChainArg, LayoutArg, ModeArg};
+use crate::outcome::Outcome;
+use crate::progress::Progress;
+
+/// Arguments of `fverkle replay`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Where the state lives (created when missing; a second run resumes after its last
+    /// block). Without it the state is kept in memory for this run only.
+    #[arg(long, conflicts_with = "eest")]
+    datadir: Option<PathBuf>,
+    /// Memory for the datadir's caches, in MiB: half for the tree's node cache (after each
+    /// block the nodes beyond it are dropped, read back when reached), half for RocksDB's
+    /// block cache and memtables. Default: the built-in budgets (single tree: 500,000 nodes
+    /// within 384 MiB; sharded tree: 4,000,000 nodes; RocksDB: 64 MiB block cache and up to
+    /// 768 MiB of memtables).
+    #[arg(long, value_name = "MIB", requires = "datadir", value_parser = clap::value_parser!(u32).range(1..))]
+    cache_mb: Option<u32>,
+    /// The genesis file (geth genesis with `alloc`, or a bare alloc; plain, gzip or zstd).
+    #[arg(long, required_unless_present = "eest", conflicts_with = "eest")]
+    genesis: Option<PathBuf>,
+    /// Account layout of the chain.
+    #[arg(
+        long,
+        value_enum,
+        required_unless_present = "eest",
+        conflicts_with = "eest"
+    )]
+    layout: Option<LayoutArg>,
+    /// Named rules of a chain (see README, "Chain rules").
+    #[arg(long, value_enum, default_value = "none", conflicts_with = "eest")]
+    chain: ChainArg,
+    /// Which tree holds the state.
+    #[arg(long, value_enum, default_value = "single")]
+    mode: ModeArg,
+    /// Exported block files: `{"blocks": [...]}`, a JSON array of blocks, JSON Lines of
+    /// blocks, JSON-RPC `eth_getBlockByNumber` responses (one, a batch, or one per line), or
+    /// beacon-API block dumps; any of them gzip or zstd compressed; `-` reads stdin.
+    #[arg(
+        required_unless_present_any = ["eest", "diffs"],
+        conflicts_with_all = ["eest", "diffs"]
+    )]
+    blocks: Vec<PathBuf>,
+    /// Account-level state diffs (geth's `prestateTracer` with `diffMode`, one block per
+    /// line; see README, "State diffs"), plain, gzip or zstd, instead of block exports:
+    /// each block's changes become tree writes; one report per block.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "eest")]
+    diffs: Vec<PathBuf>,
+    /// With `--diffs`: prove each block's written keys against the state before it and
+    /// report the witness's size.
+    #[arg(long, requires = "diffs")]
+    witness_sizes: bool,
+    /// An execution-spec-tests blockchain-test file (a map of test names to fixtures, or one
+    /// fixture; plain, gzip or zstd): replay each test from its `pre` in memory; one result
+    /// per test.
+    #[arg(long, value_name = "FILE")]
+    eest: Option<PathBuf>,
+    /// With `--mode fractional`: write each block's fractional proof (`spec/FRACTIONAL.md`:
+    /// the block's keys and writes against the state before it, verifiable against the
+    /// parent's state root or coordinator root) to `DIR/block-<number>.frac`, named in the
+    /// block's report.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["eest", "diffs"])]
+    proofs: Option<PathBuf>,
+    /// With `--eest`: replay only the test of this name.
+    #[arg(long, value_name = "NAME", requires = "eest")]
+    test: Option<String>,
+}
+
+/// How [`replay_into`] reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Reporting<'a> {
+    /// JSON Lines instead of text.
+    pub json: bool,
+    /// One report per block (else only the summary is returned).
+    pub per_block: bool,
+    /// Where each block's fractional proof is written (`--proofs`).
+    pub proofs: Option<&'a Path>,
+}
+
+/// With `--json` and per-block reports, the line of a genesis this run wrote.
+fn genesis_line(out: &mut dyn Write, spec: &GenesisSpec, genesis: &GenesisOutcome) -> Result<()> {
+    let line = serde_json::json!({
+        "genesis": spec.path.display().to_string(),
+        "leaves": genesis.leaves,
+        "root": to_hex(&genesis.root),
+        "ms": genesis.ms,
+    });
+    writeln!(out, "{line}")?;
+    Ok(())
+}
+
+/// Runs a replay of `blocks` onto `state`, printing reports to `out`; shared with `demo`.
+pub fn replay_into(
+    state: &mut dyn State,
+    spec: &GenesisSpec,
+    where_: &str,
+    blocks: &[PathBuf],
+    out: &mut dyn Write,
+    how: Reporting<'_>,
+) -> Result<(Outcome, serde_json::Value, String)> {
+    let Reporting {
+        json,
+        per_block,
+        proofs,
+    } = how;
+    let genesis = init_genesis(state, spec, where_)?;
+    // Rates count the blocks only; the genesis import is reported on its own.
+    let start = Instant::now();
+    if json && per_block && genesis.written {
+        genesis_line(out, spec, &genesis)?;
+    }
+    let mut replayer = Replayer::after_genesis(state, spec, &genesis.root)?;
+    if let Some(dir) = proofs {
+        replayer.write_proofs(dir)?;
+    }
+    let mut progress = Progress::new("replay", None);
+    // Prints a report: an applied block's with `per_block` (and counts it), a mismatch
+    // always.
+    let ended = replayer.replay_export(blocks, &mut |r| {
+        if per_block || !r.ok {
+            progress.suspend(|| {
+                if json {
+                    writeln!(out, "{}", r.to_json())
+                } else {
+                    writeln!(out, "{}", r.to_line())
+                }
+            })?;
+        }
+        if r.ok {
+            progress.inc(|| format!("block {}", r.number));
+        }
+        Ok(())
+    })?;
+    progress.finish();
+    let outcome = match ended {
+        Ended::Matched => Outcome::Ok,
+        Ended::Mismatch => Outcome::Invalid,
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let mut summary = replayer.summary_json(secs);
+    summary["genesis_ms"] = serde_json::json!(genesis.ms);
+    let mut line = replayer.summary_line(secs);
+    if genesis.written {
+        line.push_str(&format!(
+            " (after a genesis of {} leaves in {:.1} s)",
+            genesis.leaves,
+            genesis.ms / 1e3
+        ));
+    }
+    Ok((outcome, summary, line))
+}
+
+/// `--eest FILE [--test NAME]`: one result per test, exit 1 when any fails.
+fn run_eest(args: &Args, file: &Path, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let fixtures = eest::load(file, args.test.as_deref())?;
+    let mut outcome = Outcome::Ok;
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for f in &fixtures {
+        let r = eest::replay(f, args.mode.into())?;
+        if r.ok {
+            passed += 1;
+        } else {
+            failed += 1;
+            outcome = Outcome::Invalid;
+        }
+        if json {
+            writeln!(out, "{}", r.to_json())?;
+        } else {
+            writeln!(out, "{}", r.to_line())?;
+        }
+    }
+    if !json {
+        writeln!(out, "{}: {passed} passed, {failed} failed", file.display())?;
+    }
+    Ok(outcome)
+}
+
+/// `--diffs FILE...`: one cost report per block, then the totals.
+fn run_diffs(
+    args: &Args,
+    state: &mut dyn State,
+    spec: &GenesisSpec,
+    where_: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<Outcome> {
+    diffs::check_spec(spec)?;
+    let genesis = init_genesis(state, spec, where_)?;
+    let start = Instant::now();
+    if json && genesis.written {
+        genesis_line(out, spec, &genesis)?;
+    }
+    let mut progress = Progress::new("replay --diffs", None);
+    let totals = diffs::replay(
+        state,
+        spec,
+        &genesis.root,
+        &args.diffs,
+        args.witness_sizes,
+        &mut |r| {
+            progress.suspend(|| {
+                if json {
+                    writeln!(out, "{}", r.to_json())
+                } else {
+                    writeln!(out, "{}", r.to_line())
+                }
+            })?;
+            progress.inc(|| format!("block {}", r.number));
+            Ok(())
+        },
+    )?;
+    progress.finish();
+    let secs = start.elapsed().as_secs_f64();
+    if json {
+        writeln!(out, "{}", totals.to_json(secs))?;
+    } else {
+        writeln!(out, "{}", totals.to_line(secs))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    if let Some(file) = &args.eest {
+        return run_eest(args, file, json, out);
+    }
+    let (Some(genesis), Some(layout)) = (&args.genesis, args.layout) else {
+        return Err(anyhow!(
+            "--genesis and --layout are required without --eest"
+        ));
+    };
+    let mode: Mode = args.mode.into();
+    if args.proofs.is_some() && mode != Mode::Fractional {
+        return Err(anyhow!(
+            "--proofs writes fractional proofs: it needs --mode fractional"
+        ));
+    }
+    let cache_mb = args.cache_mb.map(|mb| mb as usize);
+    let mut state = open_state_with(args.datadir.as_deref(), mode, cache_mb)?;
+    let where_ = args
+        .datadir
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|| "memory".to_string());
+    let spec = GenesisSpec {
+        path: genesis.clone(),
+        layout: layout.into(),
+        chain: args.chain.into(),
+        mode,
+    };
+    if !args.diffs.is_empty() {
+        return run_diffs(args, state.as_mut(), &spec, &where_, json, out);
+    }
+    let (outcome, summary, line) = replay_into(
+        state.as_mut(),
+        &spec,
+        &where_,
+        &args.blocks,
+        out,
+        Reporting {
+            json,
+            per_block: true,
+            proofs: args.proofs.as_deref(),
+        },
+    )?;
+    if json {
+        writeln!(out, "{summary}")?;
+    } else {
+        writeln!(out, "{line}")?;
+    }
+    Ok(outcome)
+}
