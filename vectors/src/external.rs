@@ -371,7 +371,7 @@ fn ask_once(config: &ImplConfig, request: &Value) -> Result<Result<Value, String
 }
 
 /// A running implementation in persistent mode.
-struct Adapter {
+pub(crate) struct Adapter {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
@@ -430,7 +430,7 @@ impl Adapter {
     }
 
     /// Stops the adapter: end of input, then a short wait before the process is killed.
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         let Adapter {
             mut child, stdin, ..
         } = self;
@@ -449,7 +449,7 @@ impl Adapter {
 
 /// Asks the persistent adapter process, starting it when needed and restarting it after a
 /// failed answer (a crashed or desynchronised process cannot answer the next case).
-fn ask_persistent(
+pub(crate) fn ask_persistent(
     adapter: &mut Option<Adapter>,
     config: &ImplConfig,
     request: &Value,

@@ -24,6 +24,7 @@
 
 mod at;
 mod coverage;
+pub mod differential;
 mod error;
 mod external;
 mod generate;

@@ -1,0 +1,169 @@
+//! This implementation's answer to a `witness` or `fractional_proof` request, in the
+//! `--impl` protocol's form (`vectors/README.md`, "Checking another implementation"): the
+//! library calls the suite runner makes for a case (SSZ or JSON decoding, `witness::verify`,
+//! `witness::fractional::verify_fractional_bytes`, the post-state roots), their errors named
+//! by the schema's rule ids.
+
+use serde_json::{json, Value};
+use witness::fractional::{verify_fractional_bytes, Anchor};
+use witness::ExecutionWitness;
+
+use crate::at::{hex0x, parse_hex};
+use crate::schema::{fractional_rule, ssz_rule, verify_rule};
+
+fn valid(value: Value) -> Value {
+    json!({"verdict": "valid", "value": value})
+}
+
+fn invalid(rule: &str) -> Value {
+    json!({"verdict": "invalid", "rule": rule})
+}
+
+/// An input this implementation cannot read (the protocol's `"error"` verdict).
+fn error(detail: impl Into<String>) -> Value {
+    json!({"verdict": "error", "detail": detail.into()})
+}
+
+fn hex_field(input: &Value, field: &str) -> Result<Vec<u8>, Value> {
+    let s = input
+        .get(field)
+        .and_then(Value::as_str)
+        .ok_or_else(|| error(format!("`{field}` missing or not a string")))?;
+    parse_hex(s).map_err(|e| error(format!("`{field}`: {e}")))
+}
+
+fn hex32_field(input: &Value, field: &str) -> Result<[u8; 32], Value> {
+    let b = hex_field(input, field)?;
+    b.as_slice()
+        .try_into()
+        .map_err(|_| error(format!("`{field}`: {} bytes, expected 32", b.len())))
+}
+
+fn show(v: Option<&[u8; 32]>) -> Value {
+    v.map_or(Value::Null, |b| Value::String(hex0x(b)))
+}
+
+/// The answer to a request of `kind` with `input`; kinds other than `witness` and
+/// `fractional_proof` are `unsupported`.
+pub fn answer(kind: &str, input: &Value) -> Value {
+    let got = match kind {
+        "witness" => witness_answer(input),
+        "fractional_proof" => fractional_answer(input),
+        _ => return json!({"verdict": "unsupported"}),
+    };
+    got.unwrap_or_else(|e| e)
+}
+
+fn witness_answer(input: &Value) -> Result<Value, Value> {
+    let root = hex32_field(input, "pre_state_root")?;
+    let from_ssz = match input.get("ssz") {
+        Some(_) => {
+            let bytes = hex_field(input, "ssz")?;
+            match ExecutionWitness::from_ssz(bytes::Bytes::from(bytes)) {
+                Ok(w) => Some(w),
+                Err(e) => return Ok(invalid(ssz_rule(&e))),
+            }
+        }
+        None => None,
+    };
+    let from_json = match input.get("json") {
+        Some(j) => {
+            let w = ExecutionWitness::from_json_value(j)
+                .map_err(|e| error(format!("witness JSON: {e}")))?;
+            if w.to_json_value() != *j {
+                return Err(error(
+                    "the JSON is not what go-verkle's JSON writer produces",
+                ));
+            }
+            Some(w)
+        }
+        None => None,
+    };
+    let w = match (from_ssz, from_json) {
+        (Some(s), Some(j)) if s.as_ssz() != j.as_ssz() => {
+            return Err(error("the JSON and SSZ forms are different witnesses"))
+        }
+        (Some(s), _) => s,
+        (None, Some(j)) => j,
+        (None, None) => return Err(error("a witness case needs `json` or `ssz`")),
+    };
+    let v = match witness::verify(&root, &w) {
+        Ok(v) => v,
+        Err(e) => return Ok(invalid(verify_rule(&e))),
+    };
+    let post = v
+        .post_state_root()
+        .map_err(|e| error(format!("post-state root: {e}")))?;
+    let keys: Vec<Value> = v
+        .keys()
+        .iter()
+        .map(|k| {
+            json!({"key": hex0x(&k.key()), "current_value": show(k.current_value.as_ref()),
+                   "bound": k.bound})
+        })
+        .collect();
+    Ok(valid(json!({
+        "post_state_root": hex0x(&post),
+        "openings": v.opening_count(),
+        "unbound_absences": v.unbound_absences(),
+        "unbound_writes": v.unbound_writes(),
+        "keys": keys,
+    })))
+}
+
+fn fractional_answer(input: &Value) -> Result<Value, Value> {
+    let root = hex32_field(input, "root")?;
+    let anchor = match input.get("anchor").and_then(Value::as_str) {
+        Some("state_root") => Anchor::StateRoot(root),
+        Some("coordinator_root") => Anchor::CoordinatorRoot(root),
+        other => return Err(error(format!("unknown anchor {other:?}"))),
+    };
+    let proof = hex_field(input, "proof")?;
+    let v = match verify_fractional_bytes(bytes::Bytes::from(proof), &anchor) {
+        Ok(v) => v,
+        Err(e) => return Ok(invalid(fractional_rule(&e))),
+    };
+    let (post_state, post_coordinator) = v
+        .post_roots()
+        .map_err(|e| error(format!("post-state roots: {e}")))?;
+    let keys: Vec<Value> = v
+        .keys()
+        .iter()
+        .map(|k| {
+            json!({"key": hex0x(&k.key()), "current_value": show(k.current_value.as_ref()),
+                   "new_value": show(k.new_value.as_ref()), "deleted": k.deleted})
+        })
+        .collect();
+    let shards: Vec<Value> = v
+        .shards()
+        .iter()
+        .map(|(i, c)| json!({"index": i, "commitment": hex0x(c)}))
+        .collect();
+    Ok(valid(json!({
+        "keys": keys,
+        "shards": shards,
+        "openings": v.opening_count(),
+        "state_root": hex0x(v.state_root()),
+        "coordinator_root": show(v.coordinator_root()),
+        "post_state_root": hex0x(&post_state),
+        "post_coordinator_root": show(post_coordinator.as_ref()),
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_inputs_are_errors_not_verdicts() {
+        let a = answer("witness", &json!({"pre_state_root": "0x00", "ssz": "0x"}));
+        assert_eq!(a["verdict"], "error");
+        let a = answer(
+            "fractional_proof",
+            &json!({"anchor": "elsewhere", "root": format!("0x{}", "00".repeat(32)),
+                    "proof": "0x"}),
+        );
+        assert_eq!(a["verdict"], "error");
+        assert_eq!(answer("ipa", &json!({}))["verdict"], "unsupported");
+    }
+}

@@ -1,0 +1,397 @@
+//! The differential run: seeded mutants of witnesses and fractional proofs, each answered
+//! by this implementation in-process and by another one (the Python reference of
+//! `spec/reference/`) through the `--impl` protocol's persistent mode; every difference in
+//! verdict, rule or reported value is written out as a one-case suite file.
+//!
+//! Seeds: the suite's `witness_valid`, `witness_invalid`, `fractional_valid` and
+//! `fractional_invalid` cases, and the small blocks of the public Kaustinen6 witness chain.
+//! Mutants (`mutants.rs`): each a pure function of the run's seed and the mutant's number,
+//! so `N` and `SEED` reproduce a run.
+
+mod answer;
+mod mutants;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::at::parse_hex;
+use crate::error::VectorError;
+use crate::external::{ask_persistent, Adapter, ImplConfig};
+use crate::schema::{FORMAT, VERSION};
+
+pub use answer::answer;
+pub use mutants::Mutant;
+use mutants::Seed;
+
+/// The Kaustinen6 blocks used as seeds are those whose SSZ witness is at most this long
+/// (most of the chain; the few large blocks would dominate the reference's run time).
+pub const MAX_CHAIN_WITNESS: usize = 8 * 1024;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct DifferentialConfig {
+    /// Number of mutants.
+    pub mutants: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// Our suite's directory (`vectors/suite`).
+    pub suite_dir: PathBuf,
+    /// The Kaustinen6 witness chain (`chain/kaustinen6_witness_chain_0001-0200.json` of the
+    /// shared vectors), or none to use the suite's cases alone.
+    pub chain_file: Option<PathBuf>,
+    /// The other implementation, run in persistent mode.
+    pub reference: ImplConfig,
+    /// Where a difference's case file is written (created when needed).
+    pub out_dir: PathBuf,
+}
+
+/// One mutant on which the two implementations disagree.
+#[derive(Debug, Clone)]
+pub struct Difference {
+    /// The mutant.
+    pub mutant: Mutant,
+    /// What differs.
+    pub reason: String,
+    /// This implementation's answer.
+    pub ours: Value,
+    /// The other implementation's answer (or why none came).
+    pub theirs: Value,
+    /// The one-case suite file written for it.
+    pub file: PathBuf,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Default)]
+pub struct DifferentialReport {
+    /// Seeds the mutants were drawn from.
+    pub seeds: usize,
+    /// How many of them are blocks of the Kaustinen6 chain.
+    pub chain_seeds: usize,
+    /// Mutants answered by both.
+    pub mutants: u64,
+    /// Mutants both accepted with the same values.
+    pub accepted: u64,
+    /// Mutants both rejected for the same rule.
+    pub rejected: u64,
+    /// Mutants neither could read (both answered `error`).
+    pub unreadable: u64,
+    /// The agreed rejections, by rule.
+    pub by_rule: BTreeMap<String, u64>,
+    /// Every disagreement.
+    pub differences: Vec<Difference>,
+    /// Wall-clock time of the whole run.
+    pub elapsed: Duration,
+}
+
+/// Compares two answers: `None` when they agree (same verdict; the same rule for a
+/// rejection; the same value fields, every one, for an acceptance; two `error` answers agree
+/// whatever their details), otherwise what differs.
+pub fn compare_answers(ours: &Value, theirs: &Value) -> Option<String> {
+    let verdict = |a: &Value| a.get("verdict").and_then(Value::as_str).map(str::to_owned);
+    let (v_ours, v_theirs) = (verdict(ours), verdict(theirs));
+    if v_ours != v_theirs {
+        let detail = |a: &Value| match a.get("rule").or_else(|| a.get("detail")) {
+            Some(d) => format!(" ({})", d.as_str().unwrap_or_default()),
+            None => String::new(),
+        };
+        return Some(format!(
+            "verdict: ours {}{}, reference {}{}",
+            v_ours.as_deref().unwrap_or("(none)"),
+            detail(ours),
+            v_theirs.as_deref().unwrap_or("(none)"),
+            detail(theirs)
+        ));
+    }
+    match v_ours.as_deref() {
+        Some("invalid") if ours.get("rule") != theirs.get("rule") => Some(format!(
+            "rule: ours {}, reference {}",
+            ours.get("rule").unwrap_or(&Value::Null),
+            theirs.get("rule").unwrap_or(&Value::Null)
+        )),
+        Some("valid") => {
+            let empty = serde_json::Map::new();
+            let fields = |a: &Value| {
+                a.get("value")
+                    .and_then(Value::as_object)
+                    .unwrap_or(&empty)
+                    .clone()
+            };
+            let (a, b) = (fields(ours), fields(theirs));
+            let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
+            names.sort();
+            names.dedup();
+            names.into_iter().find_map(|k| {
+                let (x, y) = (a.get(k), b.get(k));
+                (x != y).then(|| {
+                    let show = |v: Option<&Value>| v.map_or("(missing)".to_owned(), cut);
+                    format!("value.{k}: ours {}, reference {}", show(x), show(y))
+                })
+            })
+        }
+        _ => None,
+    }
+}
+
+fn cut(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value, VectorError> {
+    crate::upstream::read_json(path)
+}
+
+fn field(doc: &Value, at: &str, key: &str) -> Result<String, VectorError> {
+    doc.get(key)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| VectorError::field(format!("{at}/{key}"), "missing or not a string"))
+}
+
+fn bytes32(s: &str, at: &str) -> Result<[u8; 32], VectorError> {
+    parse_hex(s)
+        .map_err(|e| VectorError::field(at, e))?
+        .as_slice()
+        .try_into()
+        .map_err(|_| VectorError::field(at, "not 32 bytes"))
+}
+
+/// The seeds, in groups the mutants are drawn from evenly: suite witnesses, suite
+/// fractional proofs, chain witnesses.
+fn load_seeds(config: &DifferentialConfig) -> Result<(Vec<Seed>, Vec<Vec<usize>>), VectorError> {
+    let mut seeds = Vec::new();
+    let mut groups = vec![Vec::new(), Vec::new(), Vec::new()];
+    for (file, group) in [
+        ("witness_valid.json", 0),
+        ("witness_invalid.json", 0),
+        ("fractional_valid.json", 1),
+        ("fractional_invalid.json", 1),
+    ] {
+        let path = config.suite_dir.join(file);
+        let doc = read_json(&path)?;
+        let cases = doc
+            .get("cases")
+            .and_then(Value::as_array)
+            .ok_or_else(|| VectorError::field(format!("{}/cases", path.display()), "not a list"))?;
+        for case in cases {
+            let at = format!("{}: case", path.display());
+            let name = field(case, &at, "name")?;
+            let input = case.get("input").unwrap_or(&Value::Null);
+            let at = format!("{}: {name}/input", path.display());
+            let seed = if group == 0 {
+                let root = bytes32(&field(input, &at, "pre_state_root")?, &at)?;
+                let ssz = match (input.get("ssz").and_then(Value::as_str), input.get("json")) {
+                    (Some(s), _) => parse_hex(s).map_err(|e| VectorError::field(&at, e))?,
+                    (None, Some(j)) => match witness::ExecutionWitness::from_json_value(j) {
+                        Ok(w) => w.as_ssz().to_vec(),
+                        Err(_) => continue,
+                    },
+                    (None, None) => continue,
+                };
+                Seed::witness(name, root, ssz)
+            } else {
+                let root = bytes32(&field(input, &at, "root")?, &at)?;
+                let proof = parse_hex(&field(input, &at, "proof")?)
+                    .map_err(|e| VectorError::field(&at, e))?;
+                Seed::fractional(name, field(input, &at, "anchor")?, root, proof)
+            };
+            groups[group].push(seeds.len());
+            seeds.push(seed);
+        }
+    }
+    if let Some(path) = &config.chain_file {
+        let doc = read_json(path)?;
+        let blocks = doc.get("blocks").and_then(Value::as_array).ok_or_else(|| {
+            VectorError::field(format!("{}/blocks", path.display()), "not a list")
+        })?;
+        for b in blocks {
+            let at = format!("{}: block", path.display());
+            let number = b
+                .get("blockNumber")
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            let root = bytes32(&field(b, &at, "parentStateRoot")?, &at)?;
+            let w = b
+                .get("executionWitness")
+                .ok_or_else(|| VectorError::field(&at, "no executionWitness"))
+                .and_then(|j| {
+                    witness::ExecutionWitness::from_json_value(j)
+                        .map_err(|e| VectorError::field(&at, e.to_string()))
+                })?;
+            if w.as_ssz().len() <= MAX_CHAIN_WITNESS {
+                groups[2].push(seeds.len());
+                let name = format!("kaustinen6_{}", number.trim_matches('"'));
+                seeds.push(Seed::witness(name, root, w.as_ssz().to_vec()));
+            }
+        }
+    }
+    Ok((seeds, groups))
+}
+
+/// The one-case suite file of a difference: the mutant as the case's input, this
+/// implementation's answer as its expectation, and both answers in the file's description.
+fn case_file(m: &Mutant, ours: &Value, theirs: &Value, reason: &str) -> Value {
+    let mut case = json!({"name": m.name, "description": m.description, "input": m.input});
+    match ours.get("verdict").and_then(Value::as_str) {
+        Some("valid") => {
+            case["valid"] = json!(true);
+            case["output"] = ours.get("value").cloned().unwrap_or(Value::Null);
+        }
+        Some("invalid") => {
+            case["valid"] = json!(false);
+            case["rule"] = ours.get("rule").cloned().unwrap_or(Value::Null);
+        }
+        _ => {}
+    }
+    json!({
+        "format": FORMAT,
+        "version": VERSION,
+        "kind": m.kind,
+        "description": format!(
+            "A differential mutant on which the implementations disagree ({reason}); \
+             ours: {}; reference: {}", cut(ours), cut(theirs)),
+        "cases": [case],
+    })
+}
+
+fn write_case(dir: &Path, m: &Mutant, doc: &Value) -> Result<PathBuf, VectorError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| VectorError::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let path = dir.join(format!("{}.json", m.name));
+    let text = serde_json::to_string_pretty(doc).unwrap_or_default();
+    std::fs::write(&path, text + "\n").map_err(io(&path))?;
+    Ok(path)
+}
+
+/// Answers one mutant on both sides; `theirs` is asked with `ask`.
+fn judge_mutant(
+    m: Mutant,
+    ask: &mut impl FnMut(&Value) -> Result<Result<Value, String>, VectorError>,
+    out_dir: &Path,
+    report: &mut DifferentialReport,
+) -> Result<(), VectorError> {
+    let request = json!({"kind": m.kind, "name": m.name, "input": m.input});
+    let ours = answer(m.kind, &m.input);
+    let theirs = match ask(&request)? {
+        Ok(a) => a,
+        Err(why) => json!({"verdict": "no answer", "detail": why}),
+    };
+    report.mutants += 1;
+    match compare_answers(&ours, &theirs) {
+        None => match ours.get("verdict").and_then(Value::as_str) {
+            Some("valid") => report.accepted += 1,
+            Some("invalid") => {
+                report.rejected += 1;
+                let rule = ours.get("rule").and_then(Value::as_str).unwrap_or("");
+                *report.by_rule.entry(rule.to_owned()).or_default() += 1;
+            }
+            _ => report.unreadable += 1,
+        },
+        Some(reason) => {
+            let doc = case_file(&m, &ours, &theirs, &reason);
+            let file = write_case(out_dir, &m, &doc)?;
+            report.differences.push(Difference {
+                mutant: m,
+                reason,
+                ours,
+                theirs,
+                file,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Runs `config.mutants` mutants through both implementations, calling `on_difference` as
+/// each difference is found. Only unreadable seeds, an unwritable output directory or a
+/// reference that cannot be started is an `Err`; every disagreement is in the report.
+pub fn run_differential(
+    config: &DifferentialConfig,
+    mut on_difference: impl FnMut(&Difference),
+) -> Result<DifferentialReport, VectorError> {
+    let started = Instant::now();
+    let (seeds, groups) = load_seeds(config)?;
+    let donors = mutants::donors(&seeds);
+    let mut report = DifferentialReport {
+        seeds: seeds.len(),
+        chain_seeds: groups.get(2).map_or(0, Vec::len),
+        ..DifferentialReport::default()
+    };
+    let mut adapter: Option<Adapter> = None;
+    let mut ask = |request: &Value| ask_persistent(&mut adapter, &config.reference, request);
+    for index in 0..config.mutants {
+        let Some(m) = mutants::draw(&seeds, &groups, &donors, config.seed, index) else {
+            break;
+        };
+        let before = report.differences.len();
+        judge_mutant(m, &mut ask, &config.out_dir, &mut report)?;
+        if let Some(d) = report.differences.get(before) {
+            on_difference(d);
+        }
+    }
+    if let Some(a) = adapter {
+        a.finish();
+    }
+    report.elapsed = started.elapsed();
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::at::hex0x;
+
+    #[test]
+    fn answers_agree_only_on_everything() {
+        let a = json!({"verdict": "valid", "value": {"openings": 3, "post_state_root": "0x01"}});
+        assert_eq!(compare_answers(&a, &a.clone()), None);
+        let b = json!({"verdict": "valid", "value": {"openings": 3, "post_state_root": "0x02"}});
+        assert!(compare_answers(&a, &b).is_some_and(|r| r.starts_with("value.post_state_root")));
+        let missing = json!({"verdict": "valid", "value": {"openings": 3}});
+        assert!(compare_answers(&a, &missing).is_some());
+        let r1 = json!({"verdict": "invalid", "rule": "proof.rejected"});
+        let r2 = json!({"verdict": "invalid", "rule": "decode.root"});
+        assert!(compare_answers(&r1, &r2).is_some_and(|r| r.starts_with("rule")));
+        assert!(compare_answers(&a, &r1).is_some_and(|r| r.starts_with("verdict")));
+        let e1 = json!({"verdict": "error", "detail": "x"});
+        let e2 = json!({"verdict": "error", "detail": "y"});
+        assert_eq!(compare_answers(&e1, &e2), None);
+    }
+
+    #[test]
+    fn a_different_answer_is_written_out_as_a_case() {
+        let dir = std::env::temp_dir().join(format!("fverkle-differential-{}", std::process::id()));
+        let m = Mutant {
+            name: "m00000_test".into(),
+            description: "a test mutant".into(),
+            kind: "fractional_proof",
+            input: json!({"anchor": "state_root", "root": hex0x(&[0u8; 32]), "proof": "0x00"}),
+        };
+        let mut report = DifferentialReport::default();
+        // The reference's answer is injected: it accepts what we reject.
+        let mut fake = |_: &Value| Ok(Ok(json!({"verdict": "valid", "value": {}})));
+        judge_mutant(m, &mut fake, &dir, &mut report).expect("judged");
+        assert_eq!(report.mutants, 1);
+        assert_eq!(report.differences.len(), 1);
+        let d = &report.differences[0];
+        assert!(
+            d.reason.starts_with("verdict: ours invalid"),
+            "{}",
+            d.reason
+        );
+        let doc = read_json(&d.file).expect("case file");
+        assert_eq!(doc["kind"], "fractional_proof");
+        assert_eq!(doc["cases"][0]["name"], "m00000_test");
+        assert_eq!(doc["cases"][0]["valid"], false);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
