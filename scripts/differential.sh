@@ -9,9 +9,10 @@
 #   FVERKLE_DIFFERENTIAL_OUT: where the case files go (default $CARGO_TARGET_DIR/differential/seed-SEED)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/setup.sh >/dev/null
 n="${1:-300}"
 seed="${2:-1}"
-target="${CARGO_TARGET_DIR:-$(pwd)/target}"
+target="$CARGO_TARGET_DIR"
 out="${FVERKLE_DIFFERENTIAL_OUT:-$target/differential/seed-$seed}"
 vectors="${FVERKLE_VECTORS:-$(pwd)/../shared/vectors}"
 command -v python3 >/dev/null || { echo "differential.sh: python3 is needed for the reference" >&2; exit 2; }
