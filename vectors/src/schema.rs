@@ -14,8 +14,8 @@
 
 use banderwagon::DecodeError;
 use ipa::ProofDecodeError;
-use serde_json::{Map, Value};
-use witness::fractional::{FractionalDecodeError, FractionalVerifyError};
+use serde_json::{json, Map, Value};
+use witness::fractional::{FractionalDecodeError, FractionalVerifyError, VerifiedFractional};
 use witness::{CanonicalError, SszError, VerifyError};
 
 /// The `format` field of every file of our suite.
@@ -443,6 +443,41 @@ pub fn sorted(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
         other => other,
     }
+}
+
+/// The `value` of a verified fractional proof (`vectors/README.md`, kind `fractional`): its keys
+/// with their values and deletion, the shards, the openings, both anchors and both post-state
+/// roots. The generator writes it as a valid case's expectation; the differential runner
+/// answers with it.
+pub(crate) fn fractional_value(v: &VerifiedFractional) -> Result<Value, FractionalVerifyError> {
+    let opt = |v: Option<&[u8; 32]>| v.map(|c| crate::at::hex0x(c));
+    let keys: Vec<Value> = v
+        .keys()
+        .iter()
+        .map(|k| {
+            json!({
+                "key": crate::at::hex0x(&k.key()),
+                "current_value": opt(k.current_value.as_ref()),
+                "new_value": opt(k.new_value.as_ref()),
+                "deleted": k.deleted,
+            })
+        })
+        .collect();
+    let shards: Vec<Value> = v
+        .shards()
+        .iter()
+        .map(|(i, c)| json!({"index": i, "commitment": crate::at::hex0x(c)}))
+        .collect();
+    let (post_state, post_coordinator) = v.post_roots()?;
+    Ok(json!({
+        "keys": keys,
+        "shards": shards,
+        "openings": v.opening_count(),
+        "state_root": crate::at::hex0x(v.state_root()),
+        "coordinator_root": opt(v.coordinator_root()),
+        "post_state_root": crate::at::hex0x(&post_state),
+        "post_coordinator_root": opt(post_coordinator.as_ref()),
+    }))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use witness::fractional::{verify_fractional_bytes, Anchor};
 use witness::ExecutionWitness;
 
 use crate::at::{hex0x, parse_hex};
-use crate::schema::{fractional_rule, ssz_rule, verify_rule};
+use crate::schema::{fractional_rule, fractional_value, ssz_rule, verify_rule};
 
 fn valid(value: Value) -> Value {
     json!({"verdict": "valid", "value": value})
@@ -123,31 +123,8 @@ fn fractional_answer(input: &Value) -> Result<Value, Value> {
         Ok(v) => v,
         Err(e) => return Ok(invalid(fractional_rule(&e))),
     };
-    let (post_state, post_coordinator) = v
-        .post_roots()
-        .map_err(|e| error(format!("post-state roots: {e}")))?;
-    let keys: Vec<Value> = v
-        .keys()
-        .iter()
-        .map(|k| {
-            json!({"key": hex0x(&k.key()), "current_value": show(k.current_value.as_ref()),
-                   "new_value": show(k.new_value.as_ref()), "deleted": k.deleted})
-        })
-        .collect();
-    let shards: Vec<Value> = v
-        .shards()
-        .iter()
-        .map(|(i, c)| json!({"index": i, "commitment": hex0x(c)}))
-        .collect();
-    Ok(valid(json!({
-        "keys": keys,
-        "shards": shards,
-        "openings": v.opening_count(),
-        "state_root": hex0x(v.state_root()),
-        "coordinator_root": show(v.coordinator_root()),
-        "post_state_root": hex0x(&post_state),
-        "post_coordinator_root": show(post_coordinator.as_ref()),
-    })))
+    let value = fractional_value(&v).map_err(|e| error(format!("post-state roots: {e}")))?;
+    Ok(valid(value))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::crypto::P_BE;
 use super::rng::Rng;
 use crate::at::hex0x;
 use crate::error::VectorError;
-use crate::schema::Kind;
+use crate::schema::{fractional_value, Kind};
 
 /// The seeded state and the stems the scenarios refer to.
 struct World {
@@ -396,34 +396,7 @@ fn expected(coordinator: bool, root: &[u8; 32], bytes: &[u8]) -> Result<Value, V
         &anchor(coordinator, *root),
     )
     .map_err(gen_err)?;
-    let opt = |v: Option<&[u8; 32]>| v.map(|c| hex0x(c));
-    let keys: Vec<Value> = v
-        .keys()
-        .iter()
-        .map(|k| {
-            json!({
-                "key": hex0x(&k.key()),
-                "current_value": opt(k.current_value.as_ref()),
-                "new_value": opt(k.new_value.as_ref()),
-                "deleted": k.deleted,
-            })
-        })
-        .collect();
-    let shards: Vec<Value> = v
-        .shards()
-        .iter()
-        .map(|(i, c)| json!({"index": i, "commitment": hex0x(c)}))
-        .collect();
-    let (post_state, post_coordinator) = v.post_roots().map_err(gen_err)?;
-    Ok(json!({
-        "keys": keys,
-        "shards": shards,
-        "openings": v.opening_count(),
-        "state_root": hex0x(v.state_root()),
-        "coordinator_root": opt(v.coordinator_root()),
-        "post_state_root": hex0x(&post_state),
-        "post_coordinator_root": opt(post_coordinator.as_ref()),
-    }))
+    fractional_value(&v).map_err(gen_err)
 }
 
 pub(super) fn fractional_files() -> Result<Vec<SuiteFile>, VectorError> {
