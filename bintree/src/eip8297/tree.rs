@@ -28,7 +28,7 @@ const PARALLEL_MIN_WRITES: usize = 64;
 
 /// A node: absent (only as the root of an empty tree or a moment during a write), a leaf, or
 /// a branch with two non-empty children.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 enum Node {
     #[default]
     Empty,
@@ -37,7 +37,7 @@ enum Node {
 }
 
 /// `LeafNode`: the complete key and its value.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct Leaf {
     key: Box<[u8]>,
     value: [u8; 32],
@@ -47,7 +47,6 @@ struct Leaf {
 /// `BranchNode`. Its prefix is bits `start..split` of `path`, where `start` is one past the
 /// parent's split bit (0 at the root) and is passed down rather than stored, so that a branch
 /// that rises on deletion takes its parent's start without being rewritten.
-#[derive(Clone, Debug)]
 struct Branch {
     /// A key below this branch; its first `split` bits are every key's below.
     path: Box<[u8]>,
@@ -65,6 +64,24 @@ enum Change {
     Value,
     Inserted,
     Removed,
+}
+
+/// Where a write of a key lands, found before anything changes.
+#[derive(Clone, Copy, Debug)]
+enum Landing {
+    /// The empty root: the key becomes the only leaf.
+    Empty,
+    /// The key's own leaf; whether its value changes.
+    Leaf { changed: bool },
+    /// A new branch splitting at this bit above the node reached, over it and the key's leaf.
+    Split(usize),
+}
+
+/// A node's hash if known (a leaf's is computed on the spot), or the branch whose hash is
+/// missing, taken out of its place.
+enum Hash {
+    Known([u8; 32]),
+    Missing(Box<Branch>),
 }
 
 impl Node {
@@ -99,19 +116,158 @@ impl Node {
             branch.hash = None;
         }
     }
+
+    /// The hash of this node if it is cached or it is a leaf, else the dirty branch, taken out
+    /// (the node is left empty). `count` gains one per hash computed.
+    fn hash_or_take<H: TreeHash>(&mut self, count: &mut u64) -> Hash {
+        match core::mem::take(self) {
+            Node::Empty => Hash::Known([0u8; 32]),
+            Node::Leaf(mut leaf) => {
+                let hash = leaf.hash::<H>(count);
+                *self = Node::Leaf(leaf);
+                Hash::Known(hash)
+            }
+            Node::Branch(branch) => match branch.hash {
+                Some(hash) => {
+                    *self = Node::Branch(branch);
+                    Hash::Known(hash)
+                }
+                None => Hash::Missing(branch),
+            },
+        }
+    }
+}
+
+/// A copy node by node from an explicit stack, as deep as the tree without growing the
+/// thread's stack.
+impl Clone for Node {
+    fn clone(&self) -> Self {
+        enum Task<'a> {
+            Copy(&'a Node),
+            Join(&'a Branch),
+        }
+        let mut tasks = vec![Task::Copy(self)];
+        // Copied subtrees, the left child below the right one of a branch being joined.
+        let mut done: Vec<Node> = Vec::new();
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Copy(Node::Empty) => done.push(Node::Empty),
+                Task::Copy(Node::Leaf(leaf)) => done.push(Node::Leaf(leaf.clone())),
+                Task::Copy(Node::Branch(branch)) => {
+                    tasks.push(Task::Join(branch));
+                    tasks.push(Task::Copy(&branch.right));
+                    tasks.push(Task::Copy(&branch.left));
+                }
+                Task::Join(branch) => {
+                    let right = done.pop().unwrap_or_default();
+                    let left = done.pop().unwrap_or_default();
+                    done.push(Node::Branch(Box::new(Branch {
+                        path: branch.path.clone(),
+                        split: branch.split,
+                        left,
+                        right,
+                        hash: branch.hash,
+                    })));
+                }
+            }
+        }
+        done.pop().unwrap_or_default()
+    }
+}
+
+impl Leaf {
+    /// The leaf's hash, computed if missing; `count` gains one if computed.
+    fn hash<H: TreeHash>(&mut self, count: &mut u64) -> [u8; 32] {
+        if let Some(hash) = self.hash {
+            return hash;
+        }
+        let hash = H::hash(&[&[LEAF_TAG], &self.key, &self.value]);
+        *count += 1;
+        self.hash = Some(hash);
+        hash
+    }
+}
+
+impl Branch {
+    /// The child on `key`'s side of the split bit.
+    fn child(&self, key: &[u8]) -> &Node {
+        if bit(key, self.split) == 0 {
+            &self.left
+        } else {
+            &self.right
+        }
+    }
+
+    /// The child on `key`'s side of the split bit.
+    fn child_mut(&mut self, key: &[u8]) -> &mut Node {
+        if bit(key, self.split) == 0 {
+            &mut self.left
+        } else {
+            &mut self.right
+        }
+    }
+
+    /// Hashes this branch, whose prefix starts at bit `start`, over its children's hashes and
+    /// caches the hash; `count` gains one.
+    fn hash<H: TreeHash>(
+        &mut self,
+        start: usize,
+        left: &[u8; 32],
+        right: &[u8; 32],
+        count: &mut u64,
+    ) -> [u8; 32] {
+        let mut prefix = Vec::with_capacity(2 + (self.split - start).div_ceil(8));
+        encode_bit_prefix(&self.path, start, self.split, &mut prefix);
+        let hash = H::hash(&[&[BRANCH_TAG], &prefix, left, right]);
+        *count += 1;
+        self.hash = Some(hash);
+        hash
+    }
+}
+
+/// Drops the subtrees below from an explicit stack, as deep as the tree without growing the
+/// thread's stack.
+impl Drop for Branch {
+    fn drop(&mut self) {
+        let deep = |node: &Node| matches!(node, Node::Branch(_));
+        if !deep(&self.left) && !deep(&self.right) {
+            return;
+        }
+        let mut pending = vec![
+            core::mem::take(&mut self.left),
+            core::mem::take(&mut self.right),
+        ];
+        while let Some(node) = pending.pop() {
+            if let Node::Branch(mut branch) = node {
+                pending.push(core::mem::take(&mut branch.left));
+                pending.push(core::mem::take(&mut branch.right));
+            }
+        }
+    }
 }
 
 /// An EIP-8297 tree over the hash `H`.
 ///
-/// Writes, removals and the rehash recurse once per branch on a key's path. Keys from the
-/// embedding are hash-derived, so paths stay near `log2(keys)` branches; keys chosen to share
-/// ever longer prefixes can make a path as deep as the number of keys.
-#[derive(Clone, Debug)]
+/// Keys chosen to share ever longer prefixes can make a path as deep as the number of keys;
+/// every operation walks such paths in loops or on explicit stacks, so its depth costs heap,
+/// not thread stack (the parallel split recurses over the top [`PARALLEL_LEVELS`] levels
+/// only). Keys from the embedding are hash-derived, so paths stay near `log2(keys)` branches.
+#[derive(Clone)]
 pub struct Tree<H: TreeHash> {
     root: Node,
     len: usize,
     hashes: u64,
     hash: PhantomData<H>,
+}
+
+impl<H: TreeHash> core::fmt::Debug for Tree<H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Tree")
+            .field("hash", &H::NAME)
+            .field("len", &self.len)
+            .field("hashes", &self.hashes)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<H: TreeHash> Default for Tree<H> {
@@ -168,11 +324,7 @@ impl<H: TreeHash> Tree<H> {
                     if key.len() * 8 <= branch.split {
                         return None;
                     }
-                    node = if bit(key, branch.split) == 0 {
-                        &branch.left
-                    } else {
-                        &branch.right
-                    };
+                    node = branch.child(key);
                 }
             }
         }
@@ -254,55 +406,88 @@ impl<H: TreeHash> Tree<H> {
     }
 }
 
+/// Where a write of `key` lands below `node`, whose prefix starts at bit `start`, and how many
+/// branches down; an error if the key and a present key are not prefix-free.
+fn landing(
+    mut node: &Node,
+    mut start: usize,
+    key: &[u8],
+    value: &[u8; 32],
+) -> Result<(usize, Landing), Error> {
+    let mut depth = 0;
+    loop {
+        match node {
+            Node::Empty => return Ok((depth, Landing::Empty)),
+            Node::Leaf(leaf) => {
+                if *leaf.key == *key {
+                    let changed = leaf.value != *value;
+                    return Ok((depth, Landing::Leaf { changed }));
+                }
+                let limit = 8 * core::cmp::min(leaf.key.len(), key.len());
+                let split = first_difference(&leaf.key, key, start, limit);
+                if split == limit {
+                    return Err(not_prefix_free(leaf.key.len(), key.len()));
+                }
+                return Ok((depth, Landing::Split(split)));
+            }
+            Node::Branch(branch) => {
+                let limit = core::cmp::min(branch.split, 8 * key.len());
+                let split = first_difference(&branch.path, key, start, limit);
+                if split < limit {
+                    // The key leaves the prefix: a new branch above this one.
+                    return Ok((depth, Landing::Split(split)));
+                }
+                if 8 * key.len() <= branch.split {
+                    return Err(not_prefix_free(key.len(), branch.path.len()));
+                }
+                start = branch.split + 1;
+                node = branch.child(key);
+                depth += 1;
+            }
+        }
+    }
+}
+
+/// The node `depth` branches below `node` on `key`'s path, clearing the cached hash of each
+/// branch passed.
+fn descend<'a>(mut node: &'a mut Node, key: &[u8], depth: usize) -> &'a mut Node {
+    for _ in 0..depth {
+        node = match node {
+            Node::Branch(branch) => {
+                branch.hash = None;
+                branch.child_mut(key)
+            }
+            other => other,
+        };
+    }
+    node
+}
+
 /// Writes `key` below `node`, whose prefix starts at bit `start`.
 fn insert(node: &mut Node, start: usize, key: &[u8], value: &[u8; 32]) -> Result<Change, Error> {
-    match node {
-        Node::Empty => {
+    let (depth, landing) = landing(node, start, key, value)?;
+    if let Landing::Leaf { changed: false } = landing {
+        return Ok(Change::None);
+    }
+    let node = descend(node, key, depth);
+    match landing {
+        Landing::Empty => {
             *node = Node::leaf(key, value);
             Ok(Change::Inserted)
         }
-        Node::Leaf(leaf) => {
-            if *leaf.key == *key {
-                if leaf.value == *value {
-                    return Ok(Change::None);
-                }
+        Landing::Leaf { .. } => {
+            if let Node::Leaf(leaf) = node {
                 leaf.value = *value;
                 leaf.hash = None;
-                return Ok(Change::Value);
             }
-            let limit = 8 * core::cmp::min(leaf.key.len(), key.len());
-            let split = first_difference(&leaf.key, key, start, limit);
-            if split == limit {
-                return Err(not_prefix_free(leaf.key.len(), key.len()));
-            }
-            let existing = core::mem::take(node);
+            Ok(Change::Value)
+        }
+        Landing::Split(split) => {
+            // A branch reached now starts one past the new split.
+            let mut existing = core::mem::take(node);
+            existing.invalidate();
             *node = Node::split(existing, split, key, value);
             Ok(Change::Inserted)
-        }
-        Node::Branch(branch) => {
-            let limit = core::cmp::min(branch.split, 8 * key.len());
-            let split = first_difference(&branch.path, key, start, limit);
-            if split < limit {
-                // The key leaves the prefix: a new branch above this one, which now starts
-                // one past the new split.
-                let mut existing = core::mem::take(node);
-                existing.invalidate();
-                *node = Node::split(existing, split, key, value);
-                return Ok(Change::Inserted);
-            }
-            if 8 * key.len() <= branch.split {
-                return Err(not_prefix_free(key.len(), branch.path.len()));
-            }
-            let child = if bit(key, branch.split) == 0 {
-                &mut branch.left
-            } else {
-                &mut branch.right
-            };
-            let change = insert(child, branch.split + 1, key, value)?;
-            if change != Change::None {
-                branch.hash = None;
-            }
-            Ok(change)
         }
     }
 }
@@ -314,38 +499,45 @@ fn not_prefix_free(a: usize, b: usize) -> Error {
     }
 }
 
-/// Removes `key` below `node`; a branch left with one child is replaced by it.
-fn remove(node: &mut Node, start: usize, key: &[u8]) -> Change {
-    match node {
-        Node::Empty => Change::None,
-        Node::Leaf(leaf) => {
-            if *leaf.key == *key {
-                *node = Node::Empty;
-                Change::Removed
-            } else {
-                Change::None
+/// How many branches below `node`, whose prefix starts at bit `start`, the leaf of `key` is,
+/// if present.
+fn leaf_depth(mut node: &Node, mut start: usize, key: &[u8]) -> Option<usize> {
+    let mut depth = 0;
+    loop {
+        match node {
+            Node::Empty => return None,
+            Node::Leaf(leaf) => return (*leaf.key == *key).then_some(depth),
+            Node::Branch(branch) => {
+                let limit = core::cmp::min(branch.split, 8 * key.len());
+                if 8 * key.len() <= branch.split
+                    || first_difference(&branch.path, key, start, limit) < limit
+                {
+                    return None;
+                }
+                start = branch.split + 1;
+                node = branch.child(key);
+                depth += 1;
             }
-        }
-        Node::Branch(branch) => {
-            let limit = core::cmp::min(branch.split, 8 * key.len());
-            if 8 * key.len() <= branch.split
-                || first_difference(&branch.path, key, start, limit) < limit
-            {
-                return Change::None;
-            }
-            let child = if bit(key, branch.split) == 0 {
-                &mut branch.left
-            } else {
-                &mut branch.right
-            };
-            let change = remove(child, branch.split + 1, key);
-            if change == Change::Removed {
-                branch.hash = None;
-                collapse(node);
-            }
-            change
         }
     }
+}
+
+/// Removes `key` below `node`; the branch left with one child is replaced by it.
+fn remove(node: &mut Node, start: usize, key: &[u8]) -> Change {
+    let Some(depth) = leaf_depth(node, start, key) else {
+        return Change::None;
+    };
+    let Some(above) = depth.checked_sub(1) else {
+        *node = Node::Empty;
+        return Change::Removed;
+    };
+    let parent = descend(node, key, above);
+    if let Node::Branch(branch) = parent {
+        branch.hash = None;
+        *branch.child_mut(key) = Node::Empty;
+    }
+    collapse(parent);
+    Change::Removed
 }
 
 /// Restores the canonical form of a branch after writes below it: with one child left the
@@ -409,13 +601,11 @@ fn apply(
     Ok((inserted, removed))
 }
 
-/// The subtree (`binarize`) of sorted, distinct, present writes sharing bits `..start`, with
-/// no hash computed yet.
-fn build(start: usize, ops: &[(&[u8], Option<[u8; 32]>)], level: usize) -> Result<Node, Error> {
-    let (first, last) = match ops {
-        [] => return Ok(Node::Empty),
-        [(key, value)] => return Ok(Node::leaf(key, &value.unwrap_or_default())),
-        [first, .., last] => (first.0, last.0),
+/// The split bit of sorted, distinct keys (at least two) sharing bits `..start`, and how many
+/// keys go left of it; an error if two keys are not prefix-free.
+fn divide<V>(entries: &[(&[u8], V)], start: usize) -> Result<(usize, usize), Error> {
+    let (Some((first, _)), Some((last, _))) = (entries.first(), entries.last()) else {
+        return Ok((start, 0));
     };
     // Sorted keys: the first and last diverge at the first bit where any two do.
     let limit = 8 * core::cmp::min(first.len(), last.len());
@@ -423,52 +613,88 @@ fn build(start: usize, ops: &[(&[u8], Option<[u8; 32]>)], level: usize) -> Resul
     if split == limit {
         return Err(not_prefix_free(first.len(), last.len()));
     }
-    if let Some((key, _)) = ops.iter().find(|(key, _)| 8 * key.len() <= split) {
+    if let Some((key, _)) = entries.iter().find(|(key, _)| 8 * key.len() <= split) {
         return Err(not_prefix_free(key.len(), last.len()));
     }
-    let mid = ops.partition_point(|(key, _)| bit(key, split) == 0);
-    let (left, right) = ops.split_at(mid);
-    let (left, right) = build_children(split + 1, left, right, level)?;
-    Ok(Node::Branch(Box::new(Branch {
-        path: first.into(),
+    Ok((
+        split,
+        entries.partition_point(|(key, _)| bit(key, split) == 0),
+    ))
+}
+
+/// `binarize(entries, start)` for sorted, distinct keys sharing bits `..start`, folded
+/// bottom-up: `leaf(key, value)` for each leaf and `branch(path, start, split, left, right)`
+/// for each branch, children before parents and left before right; `None` for no entries.
+/// Runs on an explicit stack; the first error in pre-order is returned.
+fn binarize<V, T>(
+    entries: &[(&[u8], V)],
+    start: usize,
+    mut leaf: impl FnMut(&[u8], &V) -> T,
+    mut branch: impl FnMut(&[u8], usize, usize, T, T) -> T,
+) -> Result<Option<T>, Error> {
+    enum Task<'e, 'k, V> {
+        Divide(&'e [(&'k [u8], V)], usize),
+        Join(&'k [u8], usize, usize),
+    }
+    let mut tasks = vec![Task::Divide(entries, start)];
+    // Finished subtrees, a branch's left below its right.
+    let mut done: Vec<T> = Vec::new();
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Divide([], _) => {}
+            Task::Divide([(key, value)], _) => done.push(leaf(key, value)),
+            Task::Divide(entries, start) => {
+                let (split, mid) = divide(entries, start)?;
+                let (left, right) = entries.split_at(mid);
+                tasks.push(Task::Join(entries[0].0, start, split));
+                tasks.push(Task::Divide(right, split + 1));
+                tasks.push(Task::Divide(left, split + 1));
+            }
+            Task::Join(path, start, split) => {
+                let (Some(right), Some(left)) = (done.pop(), done.pop()) else {
+                    continue;
+                };
+                done.push(branch(path, start, split, left, right));
+            }
+        }
+    }
+    Ok(done.pop())
+}
+
+/// The subtree (`binarize`) of sorted, distinct, present writes sharing bits `..start`, with
+/// no hash computed yet. With the `parallel` feature the top [`PARALLEL_LEVELS`] levels of a
+/// large batch build their halves on rayon threads.
+fn build(start: usize, ops: &[(&[u8], Option<[u8; 32]>)], level: usize) -> Result<Node, Error> {
+    #[cfg(feature = "parallel")]
+    if level < PARALLEL_LEVELS && ops.len() >= PARALLEL_MIN_WRITES {
+        let (split, mid) = divide(ops, start)?;
+        let (left, right) = ops.split_at(mid);
+        let (l, r) = rayon::join(
+            || build(split + 1, left, level + 1),
+            || build(split + 1, right, level + 1),
+        );
+        return Ok(branch_node(ops[0].0, start, split, l?, r?));
+    }
+    #[cfg(not(feature = "parallel"))]
+    let _ = level;
+    let built = binarize(
+        ops,
+        start,
+        |key, value| Node::leaf(key, &value.unwrap_or_default()),
+        branch_node,
+    )?;
+    Ok(built.unwrap_or_default())
+}
+
+/// A branch over `left` and `right` at bit `split`, with no hash yet.
+fn branch_node(path: &[u8], _start: usize, split: usize, left: Node, right: Node) -> Node {
+    Node::Branch(Box::new(Branch {
+        path: path.into(),
         split,
         left,
         right,
         hash: None,
-    })))
-}
-
-#[cfg(feature = "parallel")]
-fn build_children(
-    start: usize,
-    left: &[(&[u8], Option<[u8; 32]>)],
-    right: &[(&[u8], Option<[u8; 32]>)],
-    level: usize,
-) -> Result<(Node, Node), Error> {
-    if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
-        let (l, r) = rayon::join(
-            || build(start, left, level + 1),
-            || build(start, right, level + 1),
-        );
-        return Ok((l?, r?));
-    }
-    Ok((
-        build(start, left, level + 1)?,
-        build(start, right, level + 1)?,
-    ))
-}
-
-#[cfg(not(feature = "parallel"))]
-fn build_children(
-    start: usize,
-    left: &[(&[u8], Option<[u8; 32]>)],
-    right: &[(&[u8], Option<[u8; 32]>)],
-    level: usize,
-) -> Result<(Node, Node), Error> {
-    Ok((
-        build(start, left, level + 1)?,
-        build(start, right, level + 1)?,
-    ))
+    }))
 }
 
 /// Where sorted `ops` divide between `branch`'s children, if every key follows the branch's
@@ -486,77 +712,100 @@ fn partition(branch: &Branch, start: usize, ops: &[(&[u8], Option<[u8; 32]>)]) -
 }
 
 /// The hash of `node` (non-empty), whose prefix starts at bit `start`, computing the hashes
-/// missing below it; `count` gains one per hash computed.
+/// missing below it; `count` gains one per hash computed. Over the top [`PARALLEL_LEVELS`]
+/// levels, two dirty branch children are hashed on rayon threads.
+#[cfg(feature = "parallel")]
 fn node_hash<H: TreeHash>(
     node: &mut Node,
     start: usize,
     level: usize,
     count: &mut u64,
 ) -> [u8; 32] {
-    match node {
-        Node::Empty => [0u8; 32],
-        Node::Leaf(leaf) => {
-            if let Some(hash) = leaf.hash {
-                return hash;
-            }
-            let hash = H::hash(&[&[LEAF_TAG], &leaf.key, &leaf.value]);
-            *count += 1;
-            leaf.hash = Some(hash);
-            hash
-        }
-        Node::Branch(branch) => {
-            if let Some(hash) = branch.hash {
-                return hash;
-            }
-            let next = branch.split + 1;
-            let (left, right) = children_hashes::<H>(branch, next, level, count);
-            let mut prefix = Vec::with_capacity(2 + (branch.split - start).div_ceil(8));
-            encode_bit_prefix(&branch.path, start, branch.split, &mut prefix);
-            let hash = H::hash(&[&[BRANCH_TAG], &prefix, &left, &right]);
-            *count += 1;
-            branch.hash = Some(hash);
-            hash
-        }
+    if level >= PARALLEL_LEVELS {
+        return subtree_hash::<H>(node, start, count);
     }
-}
-
-#[cfg(feature = "parallel")]
-fn children_hashes<H: TreeHash>(
-    branch: &mut Branch,
-    next: usize,
-    level: usize,
-    count: &mut u64,
-) -> ([u8; 32], [u8; 32]) {
+    let Node::Branch(branch) = node else {
+        return subtree_hash::<H>(node, start, count);
+    };
+    if let Some(hash) = branch.hash {
+        return hash;
+    }
+    let next = branch.split + 1;
     let dirty = |node: &Node| match node {
         Node::Branch(b) => b.hash.is_none(),
         _ => false,
     };
-    if level < PARALLEL_LEVELS && dirty(&branch.left) && dirty(&branch.right) {
+    let (left, right) = if dirty(&branch.left) && dirty(&branch.right) {
         let (mut lc, mut rc) = (0, 0);
         let (left, right) = rayon::join(
             || node_hash::<H>(&mut branch.left, next, level + 1, &mut lc),
             || node_hash::<H>(&mut branch.right, next, level + 1, &mut rc),
         );
         *count += lc + rc;
-        return (left, right);
-    }
-    (
-        node_hash::<H>(&mut branch.left, next, level + 1, count),
-        node_hash::<H>(&mut branch.right, next, level + 1, count),
-    )
+        (left, right)
+    } else {
+        (
+            node_hash::<H>(&mut branch.left, next, level + 1, count),
+            node_hash::<H>(&mut branch.right, next, level + 1, count),
+        )
+    };
+    branch.hash::<H>(start, &left, &right, count)
 }
 
+/// The hash of `node` (non-empty), whose prefix starts at bit `start`, computing the hashes
+/// missing below it; `count` gains one per hash computed.
 #[cfg(not(feature = "parallel"))]
-fn children_hashes<H: TreeHash>(
-    branch: &mut Branch,
-    next: usize,
-    level: usize,
+fn node_hash<H: TreeHash>(
+    node: &mut Node,
+    start: usize,
+    _level: usize,
     count: &mut u64,
-) -> ([u8; 32], [u8; 32]) {
-    (
-        node_hash::<H>(&mut branch.left, next, level + 1, count),
-        node_hash::<H>(&mut branch.right, next, level + 1, count),
-    )
+) -> [u8; 32] {
+    subtree_hash::<H>(node, start, count)
+}
+
+/// The hash of `node`, whose prefix starts at bit `start`, computing the hashes missing below
+/// it in post-order (left subtree, right subtree, node) on an explicit stack of the dirty
+/// branches being hashed, each taken out of its parent meanwhile; `count` gains one per hash
+/// computed.
+fn subtree_hash<H: TreeHash>(node: &mut Node, start: usize, count: &mut u64) -> [u8; 32] {
+    let mut branch = match node.hash_or_take::<H>(count) {
+        Hash::Known(hash) => return hash,
+        Hash::Missing(branch) => branch,
+    };
+    // The dirty ancestors of `branch`: each with its start and its left child's hash once known.
+    let mut ancestors: Vec<(Box<Branch>, usize, Option<[u8; 32]>)> = Vec::new();
+    let (mut start, mut left) = (start, None);
+    loop {
+        let child = match left {
+            None => &mut branch.left,
+            Some(_) => &mut branch.right,
+        };
+        let right = match child.hash_or_take::<H>(count) {
+            Hash::Missing(dirty) => {
+                let next = branch.split + 1;
+                ancestors.push((branch, start, left));
+                (branch, start, left) = (dirty, next, None);
+                continue;
+            }
+            Hash::Known(hash) => hash,
+        };
+        let Some(left_hash) = left else {
+            left = Some(right);
+            continue;
+        };
+        let hash = branch.hash::<H>(start, &left_hash, &right, count);
+        let Some((mut parent, parent_start, parent_left)) = ancestors.pop() else {
+            *node = Node::Branch(branch);
+            return hash;
+        };
+        // Back in its place, the branch's hash is read from its cache.
+        *match parent_left {
+            None => &mut parent.left,
+            Some(_) => &mut parent.right,
+        } = Node::Branch(branch);
+        (branch, start, left) = (parent, parent_start, parent_left);
+    }
 }
 
 /// EIP-8297 `state_root` of a key/value set computed from scratch (`binarize`, then
@@ -575,37 +824,17 @@ pub fn root_of_entries<H: TreeHash>(entries: &[(&[u8], [u8; 32])]) -> Result<[u8
         }
         same
     });
-    if sorted.is_empty() {
-        return Ok([0u8; 32]);
-    }
-    binarize_hash::<H>(&sorted, 0)
-}
-
-/// `merkelize(binarize(entries, depth))` for sorted distinct keys that share bits `..depth`.
-fn binarize_hash<H: TreeHash>(
-    entries: &[(&[u8], [u8; 32])],
-    depth: usize,
-) -> Result<[u8; 32], Error> {
-    let (first, last) = match entries {
-        [(key, value)] => return Ok(H::hash(&[&[LEAF_TAG], key, value])),
-        [first, .., last] => (first.0, last.0),
-        [] => return Ok([0u8; 32]),
-    };
-    // Sorted keys: the first and last diverge at the first bit where any two do.
-    let limit = 8 * core::cmp::min(first.len(), last.len());
-    let split = first_difference(first, last, depth, limit);
-    if split == limit {
-        return Err(not_prefix_free(first.len(), last.len()));
-    }
-    if let Some((key, _)) = entries.iter().find(|(key, _)| 8 * key.len() <= split) {
-        return Err(not_prefix_free(key.len(), last.len()));
-    }
-    let mid = entries.partition_point(|(key, _)| bit(key, split) == 0);
-    let left = binarize_hash::<H>(&entries[..mid], split + 1)?;
-    let right = binarize_hash::<H>(&entries[mid..], split + 1)?;
     let mut prefix = Vec::new();
-    encode_bit_prefix(first, depth, split, &mut prefix);
-    Ok(H::hash(&[&[BRANCH_TAG], &prefix, &left, &right]))
+    let root = binarize(
+        &sorted,
+        0,
+        |key, value| H::hash(&[&[LEAF_TAG], key, value]),
+        |path, start, split, left, right| {
+            encode_bit_prefix(path, start, split, &mut prefix);
+            H::hash(&[&[BRANCH_TAG], &prefix, &left, &right])
+        },
+    )?;
+    Ok(root.unwrap_or([0u8; 32]))
 }
 
 #[cfg(test)]
@@ -664,5 +893,81 @@ mod tests {
         assert_eq!(tree.len(), 2);
         assert!(!tree.remove(&[1]).unwrap());
         assert_eq!(tree.get(&[1, 3]), Some(&[1; 32]));
+    }
+
+    /// Keys `1^i 0` padded to 2,600 bytes: prefix-free, key `i` leaving the others one bit
+    /// deeper than key `i - 1`, so the tree is a path of 20,000 branches. Built one key at a
+    /// time and as a batch, hashed, copied, written at the bottom of the path and emptied, on
+    /// a thread whose stack holds a few hundred frames: every walk of the path is a loop or
+    /// an explicit stack.
+    #[test]
+    fn a_path_as_deep_as_the_keys_fits_a_small_stack() {
+        const KEYS: usize = 20_000;
+        const BYTES: usize = 2_600;
+        let run = || {
+            let keys: Vec<Vec<u8>> = (0..=KEYS)
+                .map(|i| {
+                    let mut key = vec![0u8; BYTES];
+                    key[..i / 8].fill(0xff);
+                    key[i / 8] = !(0xffu8 >> (i % 8));
+                    key
+                })
+                .collect();
+            let value = |i: usize| [(i % 251) as u8 + 1; 32];
+            let mut entries: Vec<(&[u8], [u8; 32])> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.as_slice(), value(i)))
+                .collect();
+            // The deepest key, written separately below.
+            let (deepest, _) = entries.pop().unwrap();
+            let expected = root_of_entries::<Blake3>(&entries).unwrap();
+
+            // Shallowest last: each key lands above the path so far, at the root.
+            let mut one = Tree::<Blake3>::new();
+            for (key, value) in entries.iter().rev() {
+                one.insert(key, value).unwrap();
+            }
+            assert_eq!(one.root(), expected);
+            assert_eq!(one.hash_count(), 2 * KEYS as u64 - 1);
+            assert_eq!(one.get(&keys[KEYS - 1]), Some(&value(KEYS - 1)));
+
+            let mut batch = Tree::<Blake3>::new();
+            batch
+                .apply(entries.iter().map(|(k, v)| (*k, Some(*v))))
+                .unwrap();
+            assert_eq!(batch.root(), expected);
+
+            // Writes at the bottom of the path rehash all of it, in the copy only.
+            let mut copy = one.clone();
+            copy.insert(deepest, &[0xee; 32]).unwrap();
+            let counted = copy.hash_count();
+            entries.push((deepest, [0xee; 32]));
+            assert_eq!(copy.root(), root_of_entries::<Blake3>(&entries).unwrap());
+            assert_eq!(copy.hash_count() - counted, KEYS as u64 + 1);
+            copy.insert(&keys[KEYS - 1], &[0xdd; 32]).unwrap();
+            assert!(copy.remove(deepest).unwrap());
+            assert!(copy.remove(&keys[KEYS - 1]).unwrap());
+            entries.truncate(KEYS - 1);
+            assert_eq!(copy.root(), root_of_entries::<Blake3>(&entries).unwrap());
+            assert_eq!(one.root(), expected);
+
+            // The deepest key first, walking the whole path; then each from the root.
+            assert!(one.remove(&keys[KEYS - 1]).unwrap());
+            for key in &keys[..KEYS - 1] {
+                assert!(one.remove(key).unwrap());
+            }
+            assert_eq!(one.root(), [0; 32]);
+            assert!(one.is_empty());
+            batch.apply(keys.iter().map(|k| (k, None))).unwrap();
+            assert_eq!(batch.root(), [0; 32]);
+            assert!(batch.is_empty());
+        };
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }
