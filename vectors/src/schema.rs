@@ -16,7 +16,7 @@ use banderwagon::DecodeError;
 use ipa::ProofDecodeError;
 use serde_json::{json, Map, Value};
 use witness::fractional::{FractionalDecodeError, FractionalVerifyError, VerifiedFractional};
-use witness::{CanonicalError, SszError, VerifyError};
+use witness::{CanonicalError, SszError, VerifiedWitness, VerifyError};
 
 /// The `format` field of every file of our suite.
 pub const FORMAT: &str = "fverkle-vectors";
@@ -443,6 +443,21 @@ pub fn sorted(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
         other => other,
     }
+}
+
+/// The `keys` of a verified witness (`vectors/README.md`, kind `witness`): each key with its
+/// proven current value and whether the proof binds it.
+pub(crate) fn witness_keys(v: &VerifiedWitness) -> Value {
+    v.keys()
+        .iter()
+        .map(|k| {
+            json!({
+                "key": crate::at::hex0x(&k.key()),
+                "current_value": k.current_value.map(|c| crate::at::hex0x(&c)),
+                "bound": k.bound,
+            })
+        })
+        .collect()
 }
 
 /// The `value` of a verified fractional proof (`vectors/README.md`, kind `fractional`): its keys

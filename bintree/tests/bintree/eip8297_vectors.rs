@@ -193,16 +193,7 @@ fn eels_basic_data_and_chunkify() {
     let doc = read_json(EELS);
     let basic = array(&doc, "basic_data_vectors");
     for case in basic {
-        let value = keys::basic_data(
-            u64_of(&case["code_size"]),
-            u64_of(&case["nonce"]),
-            u128_of(&case["balance"]),
-        );
-        assert_eq!(
-            value.unwrap(),
-            hex_n::<32>(&case["value"]),
-            "{EELS} basic data {case}"
-        );
+        check_basic_data(EELS, case, "value");
     }
     report(EELS, "basic_data_vectors", basic.len(), basic.len(), 0);
     let chunked = array(&doc, "chunkify_vectors");
@@ -210,6 +201,20 @@ fn eels_basic_data_and_chunkify() {
         check_chunks(EELS, case, "chunks");
     }
     report(EELS, "chunkify_vectors", chunked.len(), chunked.len(), 0);
+}
+
+/// A basic-data case: `code_size`, `nonce` and `balance` encode to the 32 bytes at `field`.
+fn check_basic_data(file: &str, case: &Value, field: &str) {
+    let value = keys::basic_data(
+        u64_of(&case["code_size"]),
+        u64_of(&case["nonce"]),
+        u128_of(&case["balance"]),
+    );
+    assert_eq!(
+        value.unwrap(),
+        hex_n::<32>(&case[field]),
+        "{file} basic data {case}"
+    );
 }
 
 fn check_chunks(file: &str, case: &Value, field: &str) {
@@ -328,16 +333,7 @@ fn execution_specs_embedding_chunkify_basic_data() {
     report(SPECS, "chunkify_code", chunked.len(), chunked.len(), 0);
     let basic = array(&doc, "encode_basic_data");
     for case in basic {
-        let value = keys::basic_data(
-            u64_of(&case["code_size"]),
-            u64_of(&case["nonce"]),
-            u128_of(&case["balance"]),
-        );
-        assert_eq!(
-            value.unwrap(),
-            hex_n::<32>(&case["encoded"]),
-            "{SPECS} basic data {case}"
-        );
+        check_basic_data(SPECS, case, "encoded");
     }
     report(SPECS, "encode_basic_data", basic.len(), basic.len(), 0);
 }

@@ -9,7 +9,7 @@ use witness::fractional::{verify_fractional_bytes, Anchor};
 use witness::ExecutionWitness;
 
 use crate::at::{hex0x, parse_hex};
-use crate::schema::{fractional_rule, fractional_value, ssz_rule, verify_rule};
+use crate::schema::{fractional_rule, fractional_value, ssz_rule, verify_rule, witness_keys};
 
 fn valid(value: Value) -> Value {
     json!({"verdict": "valid", "value": value})
@@ -37,10 +37,6 @@ fn hex32_field(input: &Value, field: &str) -> Result<[u8; 32], Value> {
     b.as_slice()
         .try_into()
         .map_err(|_| error(format!("`{field}`: {} bytes, expected 32", b.len())))
-}
-
-fn show(v: Option<&[u8; 32]>) -> Value {
-    v.map_or(Value::Null, |b| Value::String(hex0x(b)))
 }
 
 /// The answer to a request of `kind` with `input`; kinds other than `witness` and
@@ -94,14 +90,7 @@ fn witness_answer(input: &Value) -> Result<Value, Value> {
     let post = v
         .post_state_root()
         .map_err(|e| error(format!("post-state root: {e}")))?;
-    let keys: Vec<Value> = v
-        .keys()
-        .iter()
-        .map(|k| {
-            json!({"key": hex0x(&k.key()), "current_value": show(k.current_value.as_ref()),
-                   "bound": k.bound})
-        })
-        .collect();
+    let keys = witness_keys(&v);
     Ok(valid(json!({
         "post_state_root": hex0x(&post),
         "openings": v.opening_count(),

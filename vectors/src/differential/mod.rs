@@ -17,10 +17,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::at::parse_hex;
+use crate::at::Loc;
 use crate::error::VectorError;
 use crate::external::{ask_persistent, Adapter, ImplConfig};
 use crate::schema::{FORMAT, VERSION};
+use crate::upstream::read_json;
 
 pub use answer::answer;
 pub use mutants::Mutant;
@@ -143,25 +144,6 @@ fn cut(v: &Value) -> String {
     }
 }
 
-fn read_json(path: &Path) -> Result<Value, VectorError> {
-    crate::upstream::read_json(path)
-}
-
-fn field(doc: &Value, at: &str, key: &str) -> Result<String, VectorError> {
-    doc.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| VectorError::field(format!("{at}/{key}"), "missing or not a string"))
-}
-
-fn bytes32(s: &str, at: &str) -> Result<[u8; 32], VectorError> {
-    parse_hex(s)
-        .map_err(|e| VectorError::field(at, e))?
-        .as_slice()
-        .try_into()
-        .map_err(|_| VectorError::field(at, "not 32 bytes"))
-}
-
 /// The seeds, in groups the mutants are drawn from evenly: suite witnesses, suite
 /// fractional proofs, chain witnesses.
 fn load_seeds(config: &DifferentialConfig) -> Result<(Vec<Seed>, Vec<Vec<usize>>), VectorError> {
@@ -175,20 +157,15 @@ fn load_seeds(config: &DifferentialConfig) -> Result<(Vec<Seed>, Vec<Vec<usize>>
     ] {
         let path = config.suite_dir.join(file);
         let doc = read_json(&path)?;
-        let cases = doc
-            .get("cases")
-            .and_then(Value::as_array)
-            .ok_or_else(|| VectorError::field(format!("{}/cases", path.display()), "not a list"))?;
-        for case in cases {
-            let at = format!("{}: case", path.display());
-            let name = field(case, &at, "name")?;
-            let input = case.get("input").unwrap_or(&Value::Null);
-            let at = format!("{}: {name}/input", path.display());
+        let doc = Loc::root(&doc, path.display().to_string());
+        for case in doc.get("cases")?.items()? {
+            let name = case.get("name")?.str()?.to_owned();
+            let input = case.get("input")?;
             let seed = if group == 0 {
-                let root = bytes32(&field(input, &at, "pre_state_root")?, &at)?;
-                let ssz = match (input.get("ssz").and_then(Value::as_str), input.get("json")) {
-                    (Some(s), _) => parse_hex(s).map_err(|e| VectorError::field(&at, e))?,
-                    (None, Some(j)) => match witness::ExecutionWitness::from_json_value(j) {
+                let root = input.get("pre_state_root")?.hex_n::<32>()?;
+                let ssz = match (input.opt("ssz"), input.opt("json")) {
+                    (Some(s), _) => s.hex()?,
+                    (None, Some(j)) => match witness::ExecutionWitness::from_json_value(j.value) {
                         Ok(w) => w.as_ssz().to_vec(),
                         Err(_) => continue,
                     },
@@ -196,10 +173,10 @@ fn load_seeds(config: &DifferentialConfig) -> Result<(Vec<Seed>, Vec<Vec<usize>>
                 };
                 Seed::witness(name, root, ssz)
             } else {
-                let root = bytes32(&field(input, &at, "root")?, &at)?;
-                let proof = parse_hex(&field(input, &at, "proof")?)
-                    .map_err(|e| VectorError::field(&at, e))?;
-                Seed::fractional(name, field(input, &at, "anchor")?, root, proof)
+                let root = input.get("root")?.hex_n::<32>()?;
+                let proof = input.get("proof")?.hex()?;
+                let anchor = input.get("anchor")?.str()?.to_owned();
+                Seed::fractional(name, anchor, root, proof)
             };
             groups[group].push(seeds.len());
             seeds.push(seed);
@@ -207,23 +184,16 @@ fn load_seeds(config: &DifferentialConfig) -> Result<(Vec<Seed>, Vec<Vec<usize>>
     }
     if let Some(path) = &config.chain_file {
         let doc = read_json(path)?;
-        let blocks = doc.get("blocks").and_then(Value::as_array).ok_or_else(|| {
-            VectorError::field(format!("{}/blocks", path.display()), "not a list")
-        })?;
-        for b in blocks {
-            let at = format!("{}: block", path.display());
+        let doc = Loc::root(&doc, path.display().to_string());
+        for b in doc.get("blocks")?.items()? {
             let number = b
+                .value
                 .get("blockNumber")
                 .map(|n| n.to_string())
                 .unwrap_or_default();
-            let root = bytes32(&field(b, &at, "parentStateRoot")?, &at)?;
-            let w = b
-                .get("executionWitness")
-                .ok_or_else(|| VectorError::field(&at, "no executionWitness"))
-                .and_then(|j| {
-                    witness::ExecutionWitness::from_json_value(j)
-                        .map_err(|e| VectorError::field(&at, e.to_string()))
-                })?;
+            let root = b.get("parentStateRoot")?.hex_n::<32>()?;
+            let w = witness::ExecutionWitness::from_json_value(b.get("executionWitness")?.value)
+                .map_err(|e| VectorError::field(&b.at, e.to_string()))?;
             if w.as_ssz().len() <= MAX_CHAIN_WITNESS {
                 groups[2].push(seeds.len());
                 let name = format!("kaustinen6_{}", number.trim_matches('"'));

@@ -12,6 +12,7 @@ use witness::owned::OwnedExecutionWitness;
 use super::case::{gen_err, invalid, valid};
 use crate::at::hex0x;
 use crate::error::VectorError;
+use crate::schema::witness_keys;
 
 fn witness_json(w: &OwnedExecutionWitness) -> Result<Value, VectorError> {
     Ok(w.to_witness().map_err(gen_err)?.to_json_value())
@@ -50,17 +51,7 @@ pub(super) fn valid_cases() -> Result<Vec<Value>, VectorError> {
                 if differs { "differs from" } else { "equals" }
             )));
         }
-        let keys: Vec<Value> = v
-            .keys()
-            .iter()
-            .map(|k| {
-                json!({
-                    "key": hex0x(&k.key()),
-                    "current_value": k.current_value.map(|c| hex0x(&c)),
-                    "bound": k.bound,
-                })
-            })
-            .collect();
+        let keys = witness_keys(&v);
         out.push(valid(
             name,
             description,
