@@ -10,6 +10,7 @@ connected component per line) and exits with 1 when it finds any.
     scripts/check-imports.py [WORKSPACE_DIR]
 
 Only `src/` of each package is read (the library and binary crates and their modules).
+CHECK_IMPORTS_DEBUG=1 prints every file-to-file edge to stderr.
 """
 
 import os
@@ -211,7 +212,7 @@ def absolute(mod, segs, modules):
         return list(mod.path) + list(segs)
     # A name imported by `use` in this module that is a module of this crate.
     for _, useg, alias in mod.uses:
-        if alias == head and useg and useg[0] in ("crate", "self", "super") or (alias == head and useg and useg[0] in mod.children):
+        if alias == head and useg and (useg[0] in ("crate", "self", "super") or useg[0] in mod.children):
             target = absolute(mod, useg, modules)
             if target is not None:
                 return target + list(segs[1:])
@@ -326,10 +327,6 @@ def circles(edges):
             if len(comp) > 1:
                 out.append(sorted(comp))
 
-    if os.environ.get("CHECK_IMPORTS_DEBUG"):
-        for v, ws in sorted(edges.items()):
-            for w in sorted(ws):
-                print(f"  {v} -> {w}", file=sys.stderr)
     for v in list(edges):
         if v not in index:
             strong(v)
@@ -350,7 +347,12 @@ def main():
             for r in roots:
                 modules = find_modules(r)
                 collect(modules)
-                for comp in circles(edges_of(modules)):
+                edges = edges_of(modules)
+                if os.environ.get("CHECK_IMPORTS_DEBUG"):
+                    for v, ws in sorted(edges.items()):
+                        for w in sorted(ws):
+                            print(f"  {v} -> {w}", file=sys.stderr)
+                for comp in circles(edges):
                     found.append([os.path.relpath(f, root) for f in comp])
     for comp in found:
         print("import circle: " + " <-> ".join(comp))
