@@ -55,6 +55,7 @@ pub mod eip7864;
 pub mod eip8297;
 mod error;
 mod hash;
+pub mod witness;
 
 pub use error::Error;
 pub use hash::{keccak256, Blake3, Sha256, TreeHash, EMPTY_CODE_HASH};

@@ -7,3 +7,4 @@ mod common;
 mod eip7864_vectors;
 mod eip8297_vectors;
 mod parallel;
+mod witness7864;
