@@ -11,7 +11,7 @@ use super::stem::hash_pair;
 use super::STEM_LENGTH;
 use crate::bits::{bit, first_difference};
 use crate::prelude::*;
-use crate::witness::wire::{check_bitmap, check_hashes, header, Reader, Siblings};
+use crate::witness::wire::{check_bitmap, check_hashes, header, partition, Reader, Siblings};
 use crate::witness::{
     broken, hash_id, Claim, Rule, Verified, WitnessError, WriteRef, FLAG_PRE, FLAG_SET, MAX_HASHES,
     MAX_KEYS, MAX_OTHERS, MAX_SIBLINGS, TREE_EIP7864,
@@ -262,20 +262,6 @@ struct Walk<'w, 'a, H> {
     pre_hashes: u64,
     post_hashes: u64,
     hash: core::marker::PhantomData<H>,
-}
-
-/// The first index in `lo..hi` where `left` is false; `left` holds on a prefix of the range
-/// (the items share the bits above and are sorted).
-pub(crate) fn partition(mut lo: usize, mut hi: usize, left: impl Fn(usize) -> bool) -> usize {
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if left(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 fn stem_head(stem: &[u8]) -> [u8; 32] {
