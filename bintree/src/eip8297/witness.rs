@@ -478,6 +478,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
         Ok(Some(record))
     }
 
+    #[inline(never)]
     fn leaf_hash(&mut self, key: &[u8], value: &[u8; 32], post: bool) -> [u8; 32] {
         *if post {
             &mut self.post_hashes
@@ -487,6 +488,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
         H::hash(&[&[LEAF_TAG], key, value])
     }
 
+    #[inline(never)]
     fn branch_hash(&mut self, prefix: &Prefix, left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
         self.post_hashes += 1;
         H::hash(&[
@@ -498,6 +500,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
         ])
     }
 
+    #[inline(never)]
     fn post_hash(&mut self, post: &Post<'_>) -> [u8; 32] {
         match post {
             Post::Empty => [0u8; 32],
@@ -515,7 +518,8 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
     }
 
     /// The node at start bit `start`, `depth` branches down, on the paths of keys `a..b`:
-    /// its pre-state hash and its post-state node.
+    /// its pre-state hash and its post-state node. Recursion keeps only the indices here; the
+    /// checks and the hashing (a hasher's state is large) are in frames that end before it.
     fn node(
         &mut self,
         start: usize,
@@ -523,13 +527,41 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
         a: usize,
         b: usize,
     ) -> Result<([u8; 32], Post<'a>), WitnessError> {
+        let Some((split, m0, mid, m1)) = self.enter(start, depth, a, b)? else {
+            return self.end_node(start, a, b);
+        };
+        let left = if mid > m0 {
+            Some(self.node(split + 1, depth + 1, m0, mid)?)
+        } else {
+            None
+        };
+        let right = if m1 > mid {
+            Some(self.node(split + 1, depth + 1, mid, m1)?)
+        } else {
+            None
+        };
+        self.leave(start, split, (a, m0, m1, b), left, right)
+    }
+
+    /// Where the paths of keys `a..b` go at the node at `start`, `depth` branches down: `None`
+    /// if they all end there, else the branch's split bit and the keys passing through it,
+    /// `m0..m1`, divided at `mid` between its children. Checks the end depths, the branch
+    /// prefix against the passing keys, and that every other key leaves the prefix.
+    #[inline(never)]
+    fn enter(
+        &mut self,
+        start: usize,
+        depth: usize,
+        a: usize,
+        b: usize,
+    ) -> Result<Option<(usize, usize, usize, usize)>, WitnessError> {
         for i in a..b {
             if self.end(i).0 < depth {
                 return Err(broken(Rule::EndDepth, "key", i));
             }
         }
         let Some(m0) = (a..b).find(|&i| self.end(i).0 > depth) else {
-            return self.end_node(start, a, b);
+            return Ok(None);
         };
         let m1 = (m0..b).find(|&i| self.end(i).0 == depth).unwrap_or(b);
         if let Some(i) = (m1..b).find(|&i| self.end(i).0 > depth) {
@@ -565,16 +597,22 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
             }
         }
         let mid = partition(m0, m1, |i| bit(self.key(i), split) == 0);
-        let left = if mid > m0 {
-            Some(self.node(split + 1, depth + 1, m0, mid)?)
-        } else {
-            None
-        };
-        let right = if m1 > mid {
-            Some(self.node(split + 1, depth + 1, mid, m1)?)
-        } else {
-            None
-        };
+        Ok(Some((split, m0, mid, m1)))
+    }
+
+    /// The branch at `start..split` after its touched children: the untouched side, the
+    /// pre-state hash, the post-state node (collapsed if a side is empty) and the new leaves
+    /// of the keys `a..m0` and `m1..b` that leave its prefix.
+    #[inline(never)]
+    fn leave(
+        &mut self,
+        start: usize,
+        split: usize,
+        (a, m0, m1, b): (usize, usize, usize, usize),
+        left: Option<([u8; 32], Post<'a>)>,
+        right: Option<([u8; 32], Post<'a>)>,
+    ) -> Result<([u8; 32], Post<'a>), WitnessError> {
+        let first = self.key(m0);
         let (left, right) = match (left, right) {
             (Some(l), Some(r)) => (l, r),
             (Some(l), None) => {
@@ -623,6 +661,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
     /// The sibling on side `side` of the branch splitting at `split` whose other child is
     /// `touched`: a hash, or, if `touched` is empty after the block, the record of the
     /// survivor that takes the branch's place.
+    #[inline(never)]
     fn untouched(
         &mut self,
         touched: &Post<'_>,
@@ -666,6 +705,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
 
     /// The branch at `start..split` (bits of `path`) left with one child, `survivor` on side
     /// `side`: a leaf takes its place unchanged, a branch with the prefixes joined.
+    #[inline(never)]
     fn collapse(
         &mut self,
         path: &[u8],
@@ -697,6 +737,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
     }
 
     /// The end node at `start` where every key of `a..b` ends.
+    #[inline(never)]
     fn end_node(
         &mut self,
         start: usize,
@@ -809,6 +850,7 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
 
     /// The post-state subtree at start bit `start` over `items` (leaves and branches whose
     /// paths are prefix-free): `binarize` of EIP-8297 "Tree structure".
+    #[inline(never)]
     fn build(&mut self, start: usize, mut items: Vec<Post<'a>>) -> Result<Post<'a>, WitnessError> {
         if items.len() <= 1 {
             return Ok(items.pop().unwrap_or(Post::Empty));

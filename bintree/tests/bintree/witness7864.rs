@@ -626,3 +626,32 @@ fn single_byte_mutants_are_rejected_or_claim_the_same() {
     // The new values are 64 of the witness's bytes: some mutants land there.
     assert!(accepted > other_keys);
 }
+
+#[test]
+fn the_deepest_stems_verify_on_a_small_stack() {
+    // Stems that differ only in their last bit: stem nodes 248 internal nodes deep.
+    let a = [0x5au8; 31];
+    let mut b = a;
+    b[30] ^= 1;
+    let mut tree = Tree::<Blake3>::new();
+    tree.insert(&key(&a, 0), &[1; 32]).unwrap();
+    let root = tree.root();
+    let writes = vec![
+        (key(&a, 255), Write::Unchanged),
+        (key(&b, 0), Write::Set([2; 32])),
+    ];
+    let expected = applied_root(&tree, &writes);
+    let bytes = tree.witness(&writes).unwrap();
+    let got = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            witness::verify::<Blake3>(&bytes, &root)
+                .unwrap()
+                .1
+                .post_root
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(got, expected);
+}

@@ -513,3 +513,35 @@ fn single_byte_mutants_are_rejected_or_claim_only_truths() {
         }
     }
 }
+
+#[test]
+fn the_deepest_path_verifies() {
+    // Keys that leave one base key at every bit after the zone byte: a path of 520 branches.
+    let base = vec![0xffu8; 66];
+    let mut tree = Tree::<Blake3>::new();
+    tree.insert(&base, &[1; 32]).unwrap();
+    for i in 8..8 * base.len() {
+        let mut k = base.clone();
+        k[i / 8] ^= 0x80 >> (i % 8);
+        tree.insert(&k, &[2; 32]).unwrap();
+    }
+    let root = tree.root();
+    let writes = [(base.clone(), Write::Delete)];
+    // Both walks recurse once per branch; each fits a 1 MiB stack (WebAssembly's default).
+    let small = |f: Box<dyn FnOnce() -> Vec<u8> + Send>| {
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    let expected = applied_root(&tree, &writes);
+    let bytes = small(Box::new(move || tree.witness(&writes).unwrap()));
+    let post = small(Box::new(move || {
+        let (_, v) = witness::verify::<Blake3>(&bytes, &root).unwrap();
+        v.post_root.to_vec()
+    }));
+    let got: [u8; 32] = post.try_into().unwrap();
+    assert_eq!(got, expected);
+}
