@@ -309,7 +309,11 @@ impl<'a> Witness<'a> {
             tree: core::marker::PhantomData,
         };
         let (pre, post) = if n == 0 {
-            let root = walk.sibling()?;
+            let root = if self.hashes.is_empty() {
+                [0u8; 32]
+            } else {
+                walk.sibling()?
+            };
             (root, root)
         } else {
             let (pre, post) = walk.node(0, 0, 0, n)?;

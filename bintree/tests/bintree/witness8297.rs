@@ -545,3 +545,73 @@ fn the_deepest_path_verifies() {
     let got: [u8; 32] = post.try_into().unwrap();
     assert_eq!(got, expected);
 }
+
+#[test]
+fn hashes_counts_limits_and_the_empty_witness() {
+    let mut rng = Rng::new(3);
+    let (mut tree, bytes) = loop {
+        let (mut tree, writes) = scenario::<Blake3>(&mut rng);
+        let bytes = tree.witness(&writes).unwrap();
+        if Parts::parse(&bytes).hashes.len() > 2 {
+            break (tree, bytes);
+        }
+    };
+    let root = tree.root();
+    witness::verify::<Blake3>(&bytes, &root).unwrap();
+    let p = Parts::parse(&bytes);
+    for h in 0..p.hashes.len() {
+        let mut q = p.clone();
+        q.hashes[h][31 - h % 32] ^= 0x10;
+        assert!(matches!(
+            rejects(&q.encode(), &root),
+            WitnessError::RootMismatch { .. }
+        ));
+    }
+    let mut q = p.clone();
+    q.hashes[0] = [0; 32];
+    assert_eq!(rejects(&q.encode(), &root).rule(), Some(Rule::ZeroHash));
+    let mut q = p.clone();
+    q.hashes.push([1; 32]);
+    assert_eq!(rejects(&q.encode(), &root).rule(), Some(Rule::SiblingCount));
+    // Counts: sibling and hash counts must agree; each count past its limit.
+    let mut b = bytes.clone();
+    b[11] ^= 1;
+    assert_eq!(rejects(&b, &root).rule(), Some(Rule::HashCount));
+    for (i, field) in [
+        "key_count",
+        "other_count",
+        "sibling_count",
+        "hash_count",
+        "branch_count",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut b = vec![1u8, 2, 2];
+        b.extend_from_slice(&[0; 20]);
+        b[3 + 4 * i..7 + 4 * i].copy_from_slice(&u32::MAX.to_le_bytes());
+        match witness::Witness::decode::<Blake3>(&b) {
+            Err(WitnessError::Limit { field: f, .. }) => assert_eq!(f, *field),
+            other => panic!("{other:?}"),
+        }
+    }
+    // No keys: the witness is the root (one hash), or nothing for the empty tree.
+    let none: [(Vec<u8>, Write); 0] = [];
+    let bytes = tree.witness(&none).unwrap();
+    assert_eq!(
+        witness::verify::<Blake3>(&bytes, &root)
+            .unwrap()
+            .1
+            .post_root,
+        root
+    );
+    assert!(witness::verify::<Blake3>(&bytes, &[0; 32]).is_err());
+    let bytes = Tree::<Blake3>::new().witness(&none).unwrap();
+    assert_eq!(
+        witness::verify::<Blake3>(&bytes, &[0; 32])
+            .unwrap()
+            .1
+            .post_root,
+        [0; 32]
+    );
+}
