@@ -2,7 +2,7 @@
 //! (or proven absence) and writes, and one multiproof from which a verifier recomputes the
 //! pre-state root and the post-state root, with nothing else. The byte layout, the canonical
 //! rules and both algorithms are in `spec/BINARY.md`; the tree-specific parts live beside each
-//! tree ([`crate::eip7864::witness`]).
+//! tree ([`crate::eip7864::witness`], [`crate::eip8297::witness`]).
 //!
 //! Decoding builds views over the input bytes (no per-item allocation); every count is
 //! checked against its limit before anything is read.

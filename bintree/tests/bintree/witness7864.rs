@@ -655,3 +655,25 @@ fn the_deepest_stems_verify_on_a_small_stack() {
         .unwrap();
     assert_eq!(got, expected);
 }
+
+#[test]
+fn mutants_of_many_witnesses_never_panic_nor_lie() {
+    let mut rng = Rng::new(64);
+    for _ in 0..60 {
+        let (mut tree, writes) = scenario::<Sha256>(&mut rng);
+        let root = tree.root();
+        let bytes = tree.witness(&writes).unwrap();
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(b.len());
+                b[at] ^= 1 << rng.below(8);
+            }
+            if let Ok((w, _)) = witness::verify::<Sha256>(&b, &root) {
+                for c in w.claims() {
+                    assert_eq!(c.pre, tree.get(c.key));
+                }
+            }
+        }
+    }
+}

@@ -615,3 +615,25 @@ fn hashes_counts_limits_and_the_empty_witness() {
         [0; 32]
     );
 }
+
+#[test]
+fn mutants_of_many_witnesses_never_panic_nor_lie() {
+    let mut rng = Rng::new(97);
+    for _ in 0..60 {
+        let (mut tree, writes) = scenario::<Blake3>(&mut rng);
+        let root = tree.root();
+        let bytes = tree.witness(&writes).unwrap();
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(b.len());
+                b[at] ^= 1 << rng.below(8);
+            }
+            if let Ok((w, _)) = witness::verify::<Blake3>(&b, &root) {
+                for c in w.claims() {
+                    assert_eq!(c.pre, tree.get(c.key));
+                }
+            }
+        }
+    }
+}
