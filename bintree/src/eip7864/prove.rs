@@ -3,11 +3,11 @@
 
 use super::stem::StemNode;
 use super::tree::{split_key, Node, Tree};
-use super::witness::{partition, END_DIVERGENT, END_EMPTY, END_PRESENT};
+use super::witness::{END_DIVERGENT, END_EMPTY, END_PRESENT};
 use super::STEM_LENGTH;
 use crate::bits::bit;
 use crate::prelude::*;
-use crate::witness::wire::{put_count, SiblingWriter};
+use crate::witness::wire::{partition, put_count, SiblingWriter};
 use crate::witness::{
     broken, hash_id, Rule, WitnessError, Write, FLAG_PRE, FLAG_SET, MAX_KEYS, TREE_EIP7864, VERSION,
 };

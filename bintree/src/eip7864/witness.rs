@@ -11,7 +11,7 @@ use super::stem::hash_pair;
 use super::STEM_LENGTH;
 use crate::bits::{bit, first_difference};
 use crate::prelude::*;
-use crate::witness::wire::{check_bitmap, check_hashes, header, Reader, Siblings};
+use crate::witness::wire::{check_bitmap, check_hashes, header, partition, Reader, Siblings};
 use crate::witness::{
     broken, hash_id, Claim, Rule, Verified, WitnessError, WriteRef, FLAG_PRE, FLAG_SET, MAX_HASHES,
     MAX_KEYS, MAX_OTHERS, MAX_SIBLINGS, TREE_EIP7864,
@@ -264,18 +264,17 @@ struct Walk<'w, 'a, H> {
     hash: core::marker::PhantomData<H>,
 }
 
-/// The first index in `lo..hi` where `left` is false; `left` holds on a prefix of the range
-/// (the items share the bits above and are sorted).
-pub(crate) fn partition(mut lo: usize, mut hi: usize, left: impl Fn(usize) -> bool) -> usize {
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if left(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+/// `hash(left ‖ right)` with the zero rule, in its own frame: a hasher's state is large and
+/// the walk recurses up to 256 levels.
+#[inline(never)]
+fn pair<H: TreeHash>(left: &[u8; 32], right: &[u8; 32], count: &mut u64) -> [u8; 32] {
+    hash_pair::<H>(left, right, count)
+}
+
+/// `hash(value)`, in its own frame.
+#[inline(never)]
+fn leaf<H: TreeHash>(value: &[u8; 32]) -> [u8; 32] {
+    H::hash(&[value])
 }
 
 fn stem_head(stem: &[u8]) -> [u8; 32] {
@@ -324,14 +323,14 @@ impl<H: TreeHash> Walk<'_, '_, H> {
             let h = self.siblings.next()?;
             (h, h)
         };
-        let pre = hash_pair::<H>(&lp, &rp, &mut self.pre_hashes);
+        let pre = pair::<H>(&lp, &rp, &mut self.pre_hashes);
         if pre == [0u8; 32] {
             return Err(broken(Rule::EmptyInternal, "stem", a));
         }
         let post = if (lp, rp) == (lq, rq) {
             pre
         } else {
-            hash_pair::<H>(&lq, &rq, &mut self.post_hashes)
+            pair::<H>(&lq, &rq, &mut self.post_hashes)
         };
         Ok((pre, post))
     }
@@ -382,7 +381,7 @@ impl<H: TreeHash> Walk<'_, '_, H> {
             if root == [0u8; 32] {
                 return Err(broken(Rule::EmptyStem, "other", o));
             }
-            pre = hash_pair::<H>(&stem_head(other), &root, &mut self.pre_hashes);
+            pre = pair::<H>(&stem_head(other), &root, &mut self.pre_hashes);
             self.scratch
                 .push((other.try_into().expect("31-byte stem"), pre));
         }
@@ -394,15 +393,15 @@ impl<H: TreeHash> Walk<'_, '_, H> {
                 if sp == [0u8; 32] {
                     return Err(broken(Rule::EmptyStem, "stem", s));
                 }
-                pre = hash_pair::<H>(&stem_head(&stem), &sp, &mut self.pre_hashes);
+                pre = pair::<H>(&stem_head(&stem), &sp, &mut self.pre_hashes);
                 let post = if sq == sp {
                     pre
                 } else {
-                    hash_pair::<H>(&stem_head(&stem), &sq, &mut self.post_hashes)
+                    pair::<H>(&stem_head(&stem), &sq, &mut self.post_hashes)
                 };
                 self.scratch.push((stem, post));
             } else if sq != [0u8; 32] {
-                let post = hash_pair::<H>(&stem_head(&stem), &sq, &mut self.post_hashes);
+                let post = pair::<H>(&stem_head(&stem), &sq, &mut self.post_hashes);
                 self.scratch.push((stem, post));
             }
         }
@@ -422,7 +421,7 @@ impl<H: TreeHash> Walk<'_, '_, H> {
                 let mid = items.partition_point(|(stem, _)| bit(stem, depth) == 0);
                 let left = self.build(depth + 1, &items[..mid]);
                 let right = self.build(depth + 1, &items[mid..]);
-                hash_pair::<H>(&left, &right, &mut self.post_hashes)
+                pair::<H>(&left, &right, &mut self.post_hashes)
             }
         }
     }
@@ -454,11 +453,11 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         };
         let (lp, lq) = side(self, k0, mid)?;
         let (rp, rq) = side(self, mid, k1)?;
-        let pre = hash_pair::<H>(&lp, &rp, &mut self.pre_hashes);
+        let pre = pair::<H>(&lp, &rp, &mut self.pre_hashes);
         let post = if (lp, rp) == (lq, rq) {
             pre
         } else {
-            hash_pair::<H>(&lq, &rq, &mut self.post_hashes)
+            pair::<H>(&lq, &rq, &mut self.post_hashes)
         };
         Ok((pre, post))
     }
@@ -475,7 +474,7 @@ impl<H: TreeHash> Walk<'_, '_, H> {
             let value = value_at(self.w.values, self.value)?;
             self.value += 1;
             self.pre_hashes += 1;
-            H::hash(&[value])
+            leaf::<H>(value)
         } else {
             [0u8; 32]
         };
@@ -483,7 +482,7 @@ impl<H: TreeHash> Walk<'_, '_, H> {
             let value = value_at(self.w.values, self.value)?;
             self.value += 1;
             self.post_hashes += 1;
-            H::hash(&[value])
+            leaf::<H>(value)
         } else {
             pre
         };

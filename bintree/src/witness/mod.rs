@@ -2,12 +2,13 @@
 //! (or proven absence) and writes, and one multiproof from which a verifier recomputes the
 //! pre-state root and the post-state root, with nothing else. The byte layout, the canonical
 //! rules and both algorithms are in `spec/BINARY.md`; the tree-specific parts live beside each
-//! tree ([`crate::eip7864::witness`]).
+//! tree ([`crate::eip7864::witness`], [`crate::eip8297::witness`]).
 //!
 //! Decoding builds views over the input bytes (no per-item allocation); every count is
 //! checked against its limit before anything is read.
 
 mod error;
+pub(crate) mod prefix;
 pub(crate) mod wire;
 
 pub(crate) use error::broken;
@@ -30,6 +31,9 @@ pub const HASH_BLAKE3: u8 = 2;
 pub const MAX_KEYS: usize = 1 << 18;
 /// Most other-stem (EIP-7864) or other-leaf (EIP-8297) records in one witness.
 pub const MAX_OTHERS: usize = MAX_KEYS;
+/// Longest EIP-8297 key in a witness, in bytes: the zones' keys are 34 and 66 bytes, so a
+/// path has at most 528 branches (the verifier's recursion depth).
+pub const MAX_WITNESS_KEY_LENGTH: usize = 66;
 /// Most sibling slots in one witness (256 per key: a full path and a full stem subtree).
 pub const MAX_SIBLINGS: usize = MAX_KEYS * 256;
 /// Most hashes in one witness.

@@ -14,6 +14,11 @@ impl<'a> Reader<'a> {
         Reader { bytes, offset: 0 }
     }
 
+    /// Bytes read so far.
+    pub(crate) fn position(&self) -> usize {
+        self.offset
+    }
+
     /// The next `count · size` bytes as one slice.
     pub(crate) fn take(
         &mut self,
@@ -195,4 +200,18 @@ impl SiblingWriter {
 /// Appends a little-endian u32 count.
 pub(crate) fn put_count(out: &mut alloc::vec::Vec<u8>, count: usize) {
     out.extend_from_slice(&(count as u32).to_le_bytes());
+}
+
+/// The first index in `lo..hi` where `left` is false; `left` holds on a prefix of the range
+/// (the items share the bits above and are sorted).
+pub(crate) fn partition(mut lo: usize, mut hi: usize, left: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if left(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }

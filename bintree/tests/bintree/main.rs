@@ -8,3 +8,4 @@ mod eip7864_vectors;
 mod eip8297_vectors;
 mod parallel;
 mod witness7864;
+mod witness8297;

@@ -626,3 +626,54 @@ fn single_byte_mutants_are_rejected_or_claim_the_same() {
     // The new values are 64 of the witness's bytes: some mutants land there.
     assert!(accepted > other_keys);
 }
+
+#[test]
+fn the_deepest_stems_verify_on_a_small_stack() {
+    // Stems that differ only in their last bit: stem nodes 248 internal nodes deep.
+    let a = [0x5au8; 31];
+    let mut b = a;
+    b[30] ^= 1;
+    let mut tree = Tree::<Blake3>::new();
+    tree.insert(&key(&a, 0), &[1; 32]).unwrap();
+    let root = tree.root();
+    let writes = vec![
+        (key(&a, 255), Write::Unchanged),
+        (key(&b, 0), Write::Set([2; 32])),
+    ];
+    let expected = applied_root(&tree, &writes);
+    let bytes = tree.witness(&writes).unwrap();
+    let got = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            witness::verify::<Blake3>(&bytes, &root)
+                .unwrap()
+                .1
+                .post_root
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn mutants_of_many_witnesses_never_panic_nor_lie() {
+    let mut rng = Rng::new(64);
+    for _ in 0..60 {
+        let (mut tree, writes) = scenario::<Sha256>(&mut rng);
+        let root = tree.root();
+        let bytes = tree.witness(&writes).unwrap();
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(b.len());
+                b[at] ^= 1 << rng.below(8);
+            }
+            if let Ok((w, _)) = witness::verify::<Sha256>(&b, &root) {
+                for c in w.claims() {
+                    assert_eq!(c.pre, tree.get(c.key));
+                }
+            }
+        }
+    }
+}
