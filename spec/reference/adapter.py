@@ -16,6 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import curve  # noqa: E402
 import fractional  # noqa: E402
+import binary_tree  # noqa: E402
+import binary_witness  # noqa: E402
 import ipa  # noqa: E402
 import json_witness  # noqa: E402
 import multiproof  # noqa: E402
@@ -193,7 +195,38 @@ def fractional_case(inp):
                  post_coordinator_root=None if post_coordinator is None else hx(post_coordinator))
 
 
+def binary_tree_root(inp):
+    h = binary_tree.HASHES[inp["hash"]]
+    root_of = binary_tree.eip8297_root if inp["tree"] == "eip8297" else binary_tree.eip7864_root
+    entries, roots = {}, []
+    for op in inp["operations"]:
+        key = unhex(op["key"])
+        if op["op"] == "insert":
+            entries[key] = unhex(op["value"])
+        elif op["op"] == "delete" and inp["tree"] == "eip8297" and key in entries:
+            del entries[key]
+        else:
+            raise ValueError(f"cannot apply {op['op']} of {op['key']}")
+        roots.append(hx(root_of(entries, h)))
+    return valid(roots=roots)
+
+
+def binary_witness_case(inp):
+    try:
+        v = binary_witness.verify(unhex(inp["witness"]), inp["tree"], inp["hash"],
+                                  unhex(inp["pre_state_root"]))
+    except binary_witness.Invalid as e:
+        return invalid(e.rule)
+    keys = []
+    for key, pre, new in zip(v.keys, v.pre_values, v.writes):
+        write = None if new is None else ("delete" if new == "delete" else hx(new))
+        keys.append({"key": hx(key), "pre_value": None if pre is None else hx(pre), "write": write})
+    return valid(keys=keys, post_state_root=hx(v.post_root))
+
+
 HANDLERS = {
+    "binary_tree_root": binary_tree_root,
+    "binary_witness": binary_witness_case,
     "point_codec": point_codec,
     "commitment": commitment,
     "tree_key": tree_key,

@@ -96,6 +96,8 @@ fn check_case(kind: Kind, case: &Loc<'_>) -> Result<(), VectorError> {
         Kind::Multiproof => multiproof_case(&input, expect),
         Kind::Witness => witness_case(&input, expect),
         Kind::FractionalProof => fractional_case(&input, expect),
+        Kind::BinaryTreeRoot => binary_tree_root_case(&input, expect),
+        Kind::BinaryWitness => binary_witness_case(&input, expect),
     }
 }
 
@@ -253,6 +255,127 @@ fn tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError
             &root.at,
             hex0x(&tree.root_bytes()),
             hex0x(&root.hex_n::<32>()?),
+        )?;
+    }
+    Ok(())
+}
+
+/// The `hash` field of a binary case: `sha256` or `blake3`.
+fn binary_hash<'a>(input: &Loc<'a>) -> Result<&'a str, VectorError> {
+    let hash = input.get("hash")?;
+    match hash.str()? {
+        h @ ("sha256" | "blake3") => Ok(h),
+        other => Err(VectorError::field(
+            &hash.at,
+            format!("unknown hash `{other}`"),
+        )),
+    }
+}
+
+fn binary_tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
+    let Some(out) = output(&expect, &input.at)? else {
+        return Err(VectorError::field(
+            &input.at,
+            "binary_tree_root cases are all valid",
+        ));
+    };
+    let ops = input.get("operations")?.items()?;
+    let roots = out.get("roots")?.items()?;
+    if roots.len() != ops.len() {
+        return Err(VectorError::field(
+            &out.at,
+            format!("{} roots for {} operations", roots.len(), ops.len()),
+        ));
+    }
+    let tree_loc = input.get("tree")?;
+    let hash = binary_hash(input)?;
+    let mut tree = match (tree_loc.str()?, hash) {
+        ("eip8297", "blake3") => BinaryTree::Eip8297(bintree::eip8297::Tree::new()),
+        ("eip7864", "sha256") => BinaryTree::Eip7864Sha256(bintree::eip7864::Tree::new()),
+        ("eip7864", "blake3") => BinaryTree::Eip7864Blake3(bintree::eip7864::Tree::new()),
+        (tree, hash) => {
+            return Err(VectorError::field(
+                &tree_loc.at,
+                format!("no binary tree `{tree}` hashed with `{hash}`"),
+            ))
+        }
+    };
+    for (op, root) in ops.iter().zip(&roots) {
+        let key = op.get("key")?.hex()?;
+        let kind = op.get("op")?;
+        let value = match kind.str()? {
+            "insert" => Some(op.get("value")?.hex_n::<32>()?),
+            "delete" => None,
+            other => {
+                return Err(VectorError::field(
+                    &kind.at,
+                    format!("unknown op `{other}`"),
+                ))
+            }
+        };
+        let got = tree
+            .write(&key, value.as_ref())
+            .map_err(|e| VectorError::field(&op.at, format!("tree: {e}")))?;
+        expect_eq(&root.at, hex0x(&got), hex0x(&root.hex_n::<32>()?))?;
+    }
+    Ok(())
+}
+
+/// The binary trees a `binary_tree_root` case names.
+enum BinaryTree {
+    Eip8297(bintree::eip8297::Tree<bintree::Blake3>),
+    Eip7864Sha256(bintree::eip7864::Tree<bintree::Sha256>),
+    Eip7864Blake3(bintree::eip7864::Tree<bintree::Blake3>),
+}
+
+impl BinaryTree {
+    /// Inserts (`Some`) or deletes (`None`, EIP-8297 only) and returns the new root.
+    fn write(&mut self, key: &[u8], value: Option<&[u8; 32]>) -> Result<[u8; 32], String> {
+        match (&mut *self, value) {
+            (BinaryTree::Eip8297(t), Some(v)) => t.insert(key, v).map_err(|e| e.to_string())?,
+            (BinaryTree::Eip8297(t), None) => {
+                if !t.remove(key).map_err(|e| e.to_string())? {
+                    return Err("delete of an absent key".into());
+                }
+            }
+            (BinaryTree::Eip7864Sha256(t), Some(v)) => {
+                t.insert(key, v).map_err(|e| e.to_string())?
+            }
+            (BinaryTree::Eip7864Blake3(t), Some(v)) => {
+                t.insert(key, v).map_err(|e| e.to_string())?
+            }
+            (_, None) => return Err("EIP-7864 defines no delete".into()),
+        }
+        Ok(match self {
+            BinaryTree::Eip8297(t) => t.root(),
+            BinaryTree::Eip7864Sha256(t) => t.root(),
+            BinaryTree::Eip7864Blake3(t) => t.root(),
+        })
+    }
+}
+
+fn binary_witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
+    let tree = input.get("tree")?;
+    if tree.str()? != "eip7864" {
+        return Err(VectorError::field(
+            &tree.at,
+            format!("no binary witness for tree `{}`", tree.str()?),
+        ));
+    }
+    let bytes = input.get("witness")?.hex()?;
+    let pre = input.get("pre_state_root")?.hex_n::<32>()?;
+    let got = match binary_hash(input)? {
+        "sha256" => crate::schema::binary_witness_value::<bintree::Sha256>(&bytes, &pre),
+        _ => crate::schema::binary_witness_value::<bintree::Blake3>(&bytes, &pre),
+    };
+    let value = got.as_ref().map(|_| ()).map_err(|r| *r);
+    expect_rule(&input.at, value, &expect)?;
+    if let (Some(out), Ok(value)) = (output(&expect, &input.at)?, got) {
+        let sorted = crate::schema::sorted;
+        expect_eq(
+            &out.at,
+            sorted(value).to_string(),
+            sorted(out.value.clone()).to_string(),
         )?;
     }
     Ok(())

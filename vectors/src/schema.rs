@@ -46,11 +46,17 @@ pub enum Kind {
     /// A fractional proof against a coordinator root (`spec/FRACTIONAL.md`): valid (with the
     /// keys, shards and opening count it proves) or invalid (with the rule it breaks).
     FractionalProof,
+    /// The root of a binary state tree (EIP-8297 or EIP-7864, `spec/BINARY.md`) after each of
+    /// a sequence of inserts and deletes.
+    BinaryTreeRoot,
+    /// A binary witness (`spec/BINARY.md`) against a pre-state root: valid (with each key's
+    /// claim and the post-state root) or invalid (with the `bw.` rule it breaks).
+    BinaryWitness,
 }
 
 impl Kind {
     /// Every kind, in file order.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::PointCodec,
         Kind::Commitment,
         Kind::TreeKey,
@@ -59,6 +65,8 @@ impl Kind {
         Kind::Multiproof,
         Kind::Witness,
         Kind::FractionalProof,
+        Kind::BinaryTreeRoot,
+        Kind::BinaryWitness,
     ];
 
     /// The `kind` string.
@@ -72,6 +80,8 @@ impl Kind {
             Kind::Multiproof => "multiproof",
             Kind::Witness => "witness",
             Kind::FractionalProof => "fractional_proof",
+            Kind::BinaryTreeRoot => "binary_tree_root",
+            Kind::BinaryWitness => "binary_witness",
         }
     }
 
@@ -87,7 +97,8 @@ impl Kind {
 pub struct Rule {
     /// The `rule` field.
     pub id: &'static str,
-    /// Section of `spec/WIRE.md`, or of `spec/FRACTIONAL.md` when it starts with `F`.
+    /// Section of `spec/WIRE.md`, of `spec/FRACTIONAL.md` when it starts with `F`, of
+    /// `spec/BINARY.md` when it starts with `B`.
     pub section: &'static str,
     /// The rule in one line.
     pub summary: &'static str,
@@ -326,6 +337,121 @@ pub const RULES: &[Rule] = &[
         summary:
             "under a coordinator-root anchor, the shard commitments and siblings fold to the anchor",
     },
+    Rule {
+        id: "bw.length.truncated",
+        section: "B2",
+        summary: "a section runs past the end of the input",
+    },
+    Rule {
+        id: "bw.length.trailing",
+        section: "B2",
+        summary: "no bytes after the last section",
+    },
+    Rule {
+        id: "bw.limit",
+        section: "B2",
+        summary: "every count is within its limit, checked before any section is read",
+    },
+    Rule {
+        id: "bw.version",
+        section: "B2",
+        summary: "the version byte is 1",
+    },
+    Rule {
+        id: "bw.tree",
+        section: "B2",
+        summary: "the tree byte is the verifier's tree",
+    },
+    Rule {
+        id: "bw.hash",
+        section: "B2",
+        summary: "the hash byte is the verifier's hash",
+    },
+    Rule {
+        id: "bw.keys.order",
+        section: "B3",
+        summary: "keys strictly increasing (sorted, no duplicate)",
+    },
+    Rule {
+        id: "bw.keys.flags",
+        section: "B2.1",
+        summary: "no unknown flag bit; delete only in EIP-8297, with a pre-value, without a set",
+    },
+    Rule {
+        id: "bw.keys.noop",
+        section: "B2.1",
+        summary: "a set never writes the key's pre-value",
+    },
+    Rule {
+        id: "bw.end.kind",
+        section: "B3",
+        summary: "an end record's kind is EMPTY, PRESENT or DIVERGENT",
+    },
+    Rule {
+        id: "bw.end.depth",
+        section: "B4",
+        summary: "a path ends at most at depth 248, exactly where its end node is",
+    },
+    Rule {
+        id: "bw.end.group",
+        section: "B4",
+        summary: "the kinds of the paths meeting at one end node describe one node",
+    },
+    Rule {
+        id: "bw.end.absent_value",
+        section: "B4",
+        summary: "no pre-value under a path that ends empty or at another stem",
+    },
+    Rule {
+        id: "bw.other.prefix",
+        section: "B4",
+        summary: "an other stem agrees with the path above its node",
+    },
+    Rule {
+        id: "bw.other.touched",
+        section: "B4",
+        summary: "an other stem is not a touched stem",
+    },
+    Rule {
+        id: "bw.other.empty",
+        section: "B4",
+        summary: "a stem node's subtree root is not ZERO",
+    },
+    Rule {
+        id: "bw.path.empty_internal",
+        section: "B4",
+        summary: "no internal node on a touched path hashes to ZERO",
+    },
+    Rule {
+        id: "bw.hash.zero",
+        section: "B2.3",
+        summary: "no sent hash is ZERO",
+    },
+    Rule {
+        id: "bw.bitmap.padding",
+        section: "B2.3",
+        summary: "the bitmap bits past the last slot are zero",
+    },
+    Rule {
+        id: "bw.count.hashes",
+        section: "B2.3",
+        summary: "hash_count is at most sibling_count and equals the bitmap's 1 bits",
+    },
+    Rule {
+        id: "bw.count.siblings",
+        section: "B4",
+        summary: "the walk uses exactly sibling_count slots",
+    },
+    Rule {
+        id: "bw.count.others",
+        section: "B4",
+        summary: "the walk uses exactly other_count other records",
+    },
+    Rule {
+        id: "bw.root",
+        section: "B4",
+        summary: "the recomputed pre-state root is the expected one",
+    },
 ];
 
 /// The rule a point decoding error breaks.
@@ -493,6 +619,35 @@ pub(crate) fn fractional_value(v: &VerifiedFractional) -> Result<Value, Fraction
         "post_state_root": crate::at::hex0x(&post_state),
         "post_coordinator_root": opt(post_coordinator.as_ref()),
     }))
+}
+
+/// The `value` of a verified binary witness (`vectors/README.md`, kind `binary_witness`): each
+/// key with its pre-value (`null`: proven absent) and write (`null`: unchanged, a value, or
+/// `"delete"`), and the post-state root; or the `bw.` rule the witness breaks. Written by the
+/// generator, checked against by the suite's checker, answered by the differential runner.
+pub fn binary_witness_value<H: bintree::TreeHash>(
+    bytes: &[u8],
+    pre_root: &[u8; 32],
+) -> Result<Value, &'static str> {
+    use bintree::witness::WriteRef;
+    let (witness, verified) =
+        bintree::eip7864::witness::verify::<H>(bytes, pre_root).map_err(|e| e.name())?;
+    let keys: Vec<Value> = witness
+        .claims()
+        .map(|c| {
+            let write = match c.write {
+                WriteRef::Unchanged => Value::Null,
+                WriteRef::Set(v) => json!(crate::at::hex0x(v)),
+                WriteRef::Delete => json!("delete"),
+            };
+            json!({
+                "key": crate::at::hex0x(c.key),
+                "pre_value": c.pre.map(|v| crate::at::hex0x(v)),
+                "write": write,
+            })
+        })
+        .collect();
+    Ok(json!({"keys": keys, "post_state_root": crate::at::hex0x(&verified.post_root)}))
 }
 
 #[cfg(test)]

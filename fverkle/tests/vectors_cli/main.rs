@@ -194,7 +194,7 @@ fn python_reference_agrees_with_every_suite_case() {
     assert_eq!(summary["passed"], all);
     let kinds: std::collections::BTreeSet<_> =
         lines.iter().filter_map(|l| l["kind"].as_str()).collect();
-    assert_eq!(kinds.len(), 8, "{kinds:?}");
+    assert_eq!(kinds.len(), 10, "{kinds:?}");
 }
 
 /// The Python reference's own fractional-proof tests (`spec/reference/test_fractional.py`:

@@ -6,6 +6,7 @@
 //! not match the failure our verifier reports is a generator error, never a committed vector.
 
 pub(crate) mod audit;
+mod binary;
 mod case;
 mod crypto;
 mod fractional;
@@ -33,6 +34,7 @@ pub fn generate_suite() -> Result<Vec<SuiteFile>, VectorError> {
     ];
     files.extend(witnesses::witness_files()?);
     files.extend(fractional::fractional_files()?);
+    files.extend(binary::binary_files()?);
     Ok(files)
 }
 

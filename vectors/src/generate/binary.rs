@@ -1,0 +1,636 @@
+//! The binary-tree files: roots of both trees after every operation (`binary_tree_root`), and
+//! EIP-7864 binary witnesses (`spec/BINARY.md`) against their pre-state roots, valid with
+//! their claims and post-state root, or invalid with the `bw.` rule they break.
+
+use bintree::witness::Write;
+use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
+use serde_json::{json, Value};
+
+use super::case::{gen_err, invalid, suite_file, valid, SuiteFile};
+use super::rng::Rng;
+use crate::at::hex0x;
+use crate::error::VectorError;
+use crate::schema::{binary_witness_value, Kind};
+
+/// The three binary-tree files.
+pub(super) fn binary_files() -> Result<Vec<SuiteFile>, VectorError> {
+    let (valid_cases, invalid_cases) = eip7864_witness_cases()?;
+    Ok(vec![
+        suite_file(
+            "binary_tree_root.json",
+            Kind::BinaryTreeRoot,
+            "Roots of the binary state trees (spec/BINARY.md §1): EIP-8297 (BLAKE3) after \
+             inserts and deletes, EIP-7864 (SHA-256 and BLAKE3) after inserts; the root after \
+             every operation.",
+            tree_root_cases()?,
+        )?,
+        suite_file(
+            "binary_witness_valid.json",
+            Kind::BinaryWitness,
+            "EIP-7864 binary witnesses (spec/BINARY.md §3-§5) that verify against their \
+             pre-state root: every key's pre-value or absence, its write, and the post-state \
+             root from the witness alone.",
+            valid_cases,
+        )?,
+        suite_file(
+            "binary_witness_invalid.json",
+            Kind::BinaryWitness,
+            "EIP-7864 binary witnesses that break one rule of spec/BINARY.md each (§9 names).",
+            invalid_cases,
+        )?,
+    ])
+}
+
+// ---- binary_tree_root --------------------------------------------------------------------------
+
+fn op_json(key: &[u8], value: Option<&[u8; 32]>) -> Value {
+    match value {
+        Some(v) => json!({"op": "insert", "key": hex0x(key), "value": hex0x(v)}),
+        None => json!({"op": "delete", "key": hex0x(key)}),
+    }
+}
+
+fn tree_root_cases() -> Result<Vec<Value>, VectorError> {
+    let mut cases = Vec::new();
+    let mut rng = Rng::new(0x8297);
+    // EIP-8297: header keys (34 bytes) of a few addresses, storage keys (66 bytes) sharing
+    // long prefixes, then deletes that collapse branches, down to the empty tree.
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for a in 0..4u8 {
+        let address = rng.bytes::<32>();
+        for sub in [0u8, 1, 2] {
+            keys.push(eip8297::keys::header_key::<Blake3>(&address, sub).to_vec());
+        }
+        for slot in [0u64, 1, 300 + u64::from(a)] {
+            let mut s = [0u8; 32];
+            s[24..].copy_from_slice(&slot.to_be_bytes());
+            keys.push(
+                eip8297::keys::storage_slot_key::<Blake3>(&address, &s)
+                    .as_bytes()
+                    .to_vec(),
+            );
+        }
+    }
+    let mut ops: Vec<(Vec<u8>, Option<[u8; 32]>)> = Vec::new();
+    for k in &keys {
+        ops.push((k.clone(), Some(rng.bytes())));
+    }
+    // Overwrites, an all-zero value (present, not deleted), then every key deleted in a
+    // shuffled order.
+    ops.push((keys[3].clone(), Some(rng.bytes())));
+    ops.push((keys[7].clone(), Some([0; 32])));
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    for i in order {
+        ops.push((keys[i].clone(), None));
+    }
+    cases.push(eip8297_case(
+        "eip8297_inserts_overwrites_deletes",
+        "24 header and storage keys of 4 accounts inserted, two overwritten (one with 32 \
+         zero bytes, which stays present), then all deleted in a shuffled order: every \
+         delete collapses its branch into the surviving child, the last one empties the tree",
+        &ops,
+    )?);
+    // Keys of any legal length sharing a long run: a 1-byte key, a 40-byte key whose bits
+    // differ only in the last one from another, and keys splitting a compressed prefix.
+    let mut long_a = vec![0x5a; 40];
+    let mut long_b = long_a.clone();
+    long_b[39] ^= 1;
+    long_a[0] = 0x5a;
+    let mut mid = long_a.clone();
+    mid[20] ^= 0x80;
+    let split_ops = vec![
+        (vec![0x01], Some(rng.bytes())),
+        (long_a.clone(), Some(rng.bytes())),
+        (long_b.clone(), Some(rng.bytes())),
+        (mid.clone(), Some(rng.bytes())),
+        (long_b, None),
+        (vec![0x01], None),
+        (mid, None),
+    ];
+    cases.push(eip8297_case(
+        "eip8297_prefix_split_and_merge",
+        "a 1-byte key and 40-byte keys that agree on 319 bits: an insert splits the \
+         compressed prefix at bit 160, the deletes merge the prefixes back",
+        &split_ops,
+    )?);
+    for (hash, name) in [(0u8, "sha256"), (1, "blake3")] {
+        let mut rng = Rng::new(0x7864 + u64::from(hash));
+        let base: [u8; 31] = rng.bytes();
+        let mut ops = Vec::new();
+        for i in 0..12u8 {
+            let mut stem = base;
+            // Stems that share 0..30 bytes with the first one, and some random ones.
+            if i % 3 == 2 {
+                stem = rng.bytes();
+            } else {
+                stem[usize::from(i) % 31] ^= 1 << (i % 8);
+            }
+            for sub in [0u8, 1, 0x80, 0xff] {
+                if rng.below(2) == 0 || sub == 0 {
+                    let mut key = [0u8; 32];
+                    key[..31].copy_from_slice(&stem);
+                    key[31] = sub;
+                    ops.push((key.to_vec(), Some(rng.bytes())));
+                }
+            }
+        }
+        ops.push((ops[0].0.clone(), Some([0; 32])));
+        let case = if hash == 0 {
+            eip7864_case::<Sha256>(&ops)?
+        } else {
+            eip7864_case::<Blake3>(&ops)?
+        };
+        cases.push(valid(
+            &format!("eip7864_{name}_stems_with_shared_prefixes"),
+            "32-byte keys on stems that share up to 247 bits, at sub-indices 0, 1, 0x80, \
+             0xff; the last write stores 32 zero bytes (a present leaf H(0^32))",
+            json!({"tree": "eip7864", "hash": name, "operations": case.0}),
+            json!({"roots": case.1}),
+        ));
+    }
+    Ok(cases)
+}
+
+fn eip8297_case(
+    name: &str,
+    description: &str,
+    ops: &[(Vec<u8>, Option<[u8; 32]>)],
+) -> Result<Value, VectorError> {
+    let mut tree = eip8297::Tree::<Blake3>::new();
+    let mut roots = Vec::new();
+    let mut json_ops = Vec::new();
+    for (key, value) in ops {
+        match value {
+            Some(v) => tree.insert(key, v).map_err(gen_err)?,
+            None => {
+                if !tree.remove(key).map_err(gen_err)? {
+                    return Err(VectorError::Generator(format!(
+                        "{name}: delete of an absent key"
+                    )));
+                }
+            }
+        }
+        roots.push(hex0x(&tree.root()));
+        json_ops.push(op_json(key, value.as_ref()));
+    }
+    Ok(valid(
+        name,
+        description,
+        json!({"tree": "eip8297", "hash": "blake3", "operations": json_ops}),
+        json!({"roots": roots}),
+    ))
+}
+
+type RootOps = (Vec<Value>, Vec<String>);
+
+fn eip7864_case<H: TreeHash>(ops: &[(Vec<u8>, Option<[u8; 32]>)]) -> Result<RootOps, VectorError> {
+    let mut tree = eip7864::Tree::<H>::new();
+    let (mut json_ops, mut roots) = (Vec::new(), Vec::new());
+    for (key, value) in ops {
+        let v = value.ok_or_else(|| VectorError::Generator("EIP-7864 has no delete".into()))?;
+        tree.insert(key, &v).map_err(gen_err)?;
+        roots.push(hex0x(&tree.root()));
+        json_ops.push(op_json(key, Some(&v)));
+    }
+    Ok((json_ops, roots))
+}
+
+// ---- binary_witness ----------------------------------------------------------------------------
+
+fn key(stem: &[u8; 31], sub: u8) -> [u8; 32] {
+    let mut k = [0u8; 32];
+    k[..31].copy_from_slice(stem);
+    k[31] = sub;
+    k
+}
+
+/// `stem` with bit `i` (MSB first) flipped.
+fn flip(stem: &[u8; 31], i: usize) -> [u8; 31] {
+    let mut s = *stem;
+    s[i / 8] ^= 0x80 >> (i % 8);
+    s
+}
+
+/// One proven scenario: the witness bytes and the pre-state root it verifies against.
+struct Proven {
+    name: &'static str,
+    description: &'static str,
+    hash: &'static str,
+    bytes: Vec<u8>,
+    pre: [u8; 32],
+}
+
+fn prove<H: TreeHash>(
+    name: &'static str,
+    description: &'static str,
+    state: &[([u8; 32], [u8; 32])],
+    writes: &[([u8; 32], Write)],
+) -> Result<Proven, VectorError> {
+    let mut tree = eip7864::Tree::<H>::new();
+    tree.apply(state.iter().copied()).map_err(gen_err)?;
+    let pre = tree.root();
+    let bytes = tree.witness(writes).map_err(gen_err)?;
+    Ok(Proven {
+        name,
+        description,
+        hash: H::NAME,
+        bytes,
+        pre,
+    })
+}
+
+fn scenarios() -> Result<Vec<Proven>, VectorError> {
+    let mut rng = Rng::new(0xb1_7864);
+    let a: [u8; 31] = rng.bytes();
+    let b = flip(&a, 3);
+    let c = flip(&a, 200); // shares 200 bits with a
+    let d: [u8; 31] = rng.bytes();
+    let mut state: Vec<([u8; 32], [u8; 32])> = Vec::new();
+    for (stem, subs) in [(&a, &[0u8, 1, 64][..]), (&b, &[0, 0x80]), (&d, &[5])] {
+        for &sub in subs {
+            state.push((key(stem, sub), rng.bytes()));
+        }
+    }
+    let v: [u8; 32] = rng.bytes();
+    let w: [u8; 32] = rng.bytes();
+    let mut out = vec![
+        prove::<Sha256>(
+            "read_present_values",
+            "reads of three present keys on two stems",
+            &state,
+            &[
+                (key(&a, 0), Write::Unchanged),
+                (key(&a, 64), Write::Unchanged),
+                (key(&b, 0x80), Write::Unchanged),
+            ],
+        )?,
+        prove::<Sha256>(
+            "absent_in_a_present_stem",
+            "a read of an absent sub-index (0x02) of a present stem: its leaf is ZERO",
+            &state,
+            &[(key(&a, 2), Write::Unchanged)],
+        )?,
+        prove::<Sha256>(
+            "absent_by_a_divergent_stem",
+            "a read of a key whose stem shares 200 bits with a present stem: the path ends at \
+             that stem node (kind PRESENT for it, DIVERGENT for the absent one)",
+            &state,
+            &[
+                (key(&a, 1), Write::Unchanged),
+                (key(&c, 1), Write::Unchanged),
+            ],
+        )?,
+        prove::<Sha256>(
+            "absent_by_an_other_stem",
+            "a read of a key whose path ends at another stem's node, sent as an other record",
+            &state,
+            &[(key(&c, 9), Write::Unchanged)],
+        )?,
+        prove::<Sha256>(
+            "absent_by_an_empty_subtree",
+            "a read of a key whose path ends in an empty subtree",
+            &state,
+            &[(key(&flip(&d, 1), 0), Write::Unchanged)],
+        )?,
+        prove::<Sha256>(
+            "writes_update_and_insert",
+            "a present value changed, an absent sub-index of a present stem set, a set to the \
+             value a key already holds (written as unchanged)",
+            &state,
+            &[
+                (key(&a, 0), Write::Set(v)),
+                (key(&a, 2), Write::Set(w)),
+                (key(&b, 0), Write::Set(state[3].1)),
+            ],
+        )?,
+        prove::<Sha256>(
+            "new_stem_splits_below_an_existing_stem",
+            "a new stem that shares 200 bits with an existing one: the post-state root puts \
+             both below 200 new internal nodes",
+            &state,
+            &[(key(&c, 7), Write::Set(v))],
+        )?,
+        prove::<Sha256>(
+            "new_stems_in_an_empty_subtree",
+            "two new stems that share 100 bits, in an empty subtree",
+            &state,
+            &[
+                (key(&flip(&d, 1), 0), Write::Set(v)),
+                (key(&flip(&flip(&d, 1), 100), 3), Write::Set(w)),
+            ],
+        )?,
+        prove::<Sha256>(
+            "empty_tree_insert",
+            "two inserts into the empty tree (pre-state root ZERO)",
+            &[],
+            &[(key(&a, 0), Write::Set(v)), (key(&d, 0), Write::Set(w))],
+        )?,
+        prove::<Sha256>(
+            "no_keys",
+            "a witness of no keys: one sibling slot holding the root",
+            &state,
+            &[],
+        )?,
+    ];
+    // A larger random block on both hashes.
+    let mut big: Vec<([u8; 32], [u8; 32])> = Vec::new();
+    let mut stems: Vec<[u8; 31]> = Vec::new();
+    for i in 0..48 {
+        let s = if i % 4 == 3 && !stems.is_empty() {
+            flip(
+                &stems[rng.below(stems.len() as u64) as usize],
+                8 + rng.below(200) as usize,
+            )
+        } else {
+            rng.bytes()
+        };
+        stems.push(s);
+        for _ in 0..1 + rng.below(3) {
+            big.push((key(&s, rng.next_u64() as u8), rng.bytes()));
+        }
+    }
+    let mut writes: Vec<([u8; 32], Write)> = Vec::new();
+    for i in 0..24 {
+        let k = match i % 4 {
+            0 => big[rng.below(big.len() as u64) as usize].0,
+            1 => key(
+                &stems[rng.below(stems.len() as u64) as usize],
+                rng.next_u64() as u8,
+            ),
+            2 => key(
+                &flip(
+                    &stems[rng.below(stems.len() as u64) as usize],
+                    30 + rng.below(200) as usize,
+                ),
+                0,
+            ),
+            _ => rng.bytes(),
+        };
+        if writes.iter().any(|(x, _)| *x == k) {
+            continue;
+        }
+        let write = if rng.below(2) == 0 {
+            Write::Unchanged
+        } else {
+            Write::Set(rng.bytes())
+        };
+        writes.push((k, write));
+    }
+    out.push(prove::<Sha256>(
+        "random_block_sha256",
+        "48 stems (some sharing long prefixes), 24 reads and writes of present keys, absent \
+         sub-indices, new stems near existing ones and random keys",
+        &big,
+        &writes,
+    )?);
+    out.push(prove::<Blake3>(
+        "random_block_blake3",
+        "the same block on the BLAKE3 tree",
+        &big,
+        &writes,
+    )?);
+    Ok(out)
+}
+
+fn witness_input(p: &Proven, bytes: &[u8], pre: &[u8; 32]) -> Value {
+    json!({"tree": "eip7864", "hash": p.hash, "witness": hex0x(bytes), "pre_state_root": hex0x(pre)})
+}
+
+fn verify_any(hash: &str, bytes: &[u8], pre: &[u8; 32]) -> Result<Value, &'static str> {
+    match hash {
+        "sha256" => binary_witness_value::<Sha256>(bytes, pre),
+        _ => binary_witness_value::<Blake3>(bytes, pre),
+    }
+}
+
+/// The sections of an EIP-7864 witness (`spec/BINARY.md` §3), for structural mutations.
+#[derive(Clone)]
+struct Parts {
+    header: [u8; 3],
+    keys: Vec<[u8; 32]>,
+    flags: Vec<u8>,
+    ends: Vec<[u8; 2]>,
+    values: Vec<[u8; 32]>,
+    others: Vec<[u8; 63]>,
+    sibling_count: usize,
+    bitmap: Vec<u8>,
+    hashes: Vec<[u8; 32]>,
+}
+
+fn chunks<const N: usize>(b: &[u8]) -> Vec<[u8; N]> {
+    b.chunks_exact(N)
+        .map(|c| {
+            let mut a = [0u8; N];
+            a.copy_from_slice(c);
+            a
+        })
+        .collect()
+}
+
+impl Parts {
+    fn parse(b: &[u8]) -> Parts {
+        let u = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as usize;
+        let (kc, oc, sc, hc) = (u(3), u(7), u(11), u(15));
+        let mut at = 19;
+        let mut take = |n: usize| {
+            let s = &b[at..at + n];
+            at += n;
+            s
+        };
+        let keys: Vec<[u8; 32]> = chunks(take(32 * kc));
+        let flags = take(kc).to_vec();
+        let stems =
+            keys.windows(2).filter(|w| w[0][..31] != w[1][..31]).count() + usize::from(kc > 0);
+        let ends = chunks(take(2 * stems));
+        let vc: usize = flags
+            .iter()
+            .map(|f| usize::from(f & 1) + usize::from(f >> 1 & 1))
+            .sum();
+        let values = chunks(take(32 * vc));
+        let others = chunks(take(63 * oc));
+        let bitmap = take(sc.div_ceil(8)).to_vec();
+        let hashes = chunks(take(32 * hc));
+        Parts {
+            header: [b[0], b[1], b[2]],
+            keys,
+            flags,
+            ends,
+            values,
+            others,
+            sibling_count: sc,
+            bitmap,
+            hashes,
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut out = self.header.to_vec();
+        for n in [
+            self.keys.len(),
+            self.others.len(),
+            self.sibling_count,
+            self.hashes.len(),
+        ] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        self.keys.iter().for_each(|k| out.extend_from_slice(k));
+        out.extend_from_slice(&self.flags);
+        self.ends.iter().for_each(|e| out.extend_from_slice(e));
+        self.values.iter().for_each(|v| out.extend_from_slice(v));
+        self.others.iter().for_each(|o| out.extend_from_slice(o));
+        out.extend_from_slice(&self.bitmap);
+        self.hashes.iter().for_each(|h| out.extend_from_slice(h));
+        out
+    }
+}
+
+/// How a negative case is made from a valid witness.
+enum Edit {
+    /// A structural edit of the sections, re-encoded.
+    Parts(fn(&mut Parts)),
+    /// An edit of the encoded bytes.
+    Bytes(fn(&mut Vec<u8>)),
+    /// The witness unchanged, checked against another root.
+    Root(fn(&mut [u8; 32])),
+}
+
+/// (case name, scenario it starts from, description, rule, edit).
+fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, Edit)> {
+    use Edit::{Bytes, Parts as P, Root};
+    vec![
+        ("truncated", "random_block_sha256", "the last byte cut", "bw.length.truncated", Bytes(|b| {
+            b.pop();
+        })),
+        ("truncated_header", "read_present_values", "only the first 10 header bytes", "bw.length.truncated", Bytes(|b| b.truncate(10))),
+        ("trailing_byte", "read_present_values", "one byte after the hashes", "bw.length.trailing", Bytes(|b| b.push(0))),
+        ("key_count_over_limit", "read_present_values", "key_count 2^18 + 1: rejected before any section is read", "bw.limit", Bytes(|b| {
+            b[3..7].copy_from_slice(&((1u32 << 18) + 1).to_le_bytes());
+        })),
+        ("sibling_count_over_limit", "read_present_values", "sibling_count 2^26 + 1", "bw.limit", Bytes(|b| {
+            b[11..15].copy_from_slice(&((1u32 << 26) + 1).to_le_bytes());
+        })),
+        ("hash_count_above_sibling_count", "read_present_values", "hash_count one above sibling_count", "bw.count.hashes", Bytes(|b| {
+            let sc = u32::from_le_bytes([b[11], b[12], b[13], b[14]]);
+            b[15..19].copy_from_slice(&(sc + 1).to_le_bytes());
+        })),
+        ("version_2", "read_present_values", "version byte 2", "bw.version", P(|p| p.header[0] = 2)),
+        ("tree_eip8297", "read_present_values", "an EIP-8297 tree byte given to the EIP-7864 verifier", "bw.tree", P(|p| p.header[1] = 2)),
+        ("hash_blake3", "read_present_values", "a BLAKE3 hash byte given to the SHA-256 verifier", "bw.hash", P(|p| p.header[2] = 2)),
+        ("keys_unsorted", "read_present_values", "the first two keys swapped", "bw.keys.order", P(|p| p.keys.swap(0, 1))),
+        ("key_repeated", "read_present_values", "the second key equal to the first", "bw.keys.order", P(|p| p.keys[1] = p.keys[0])),
+        ("flag_unknown_bit", "read_present_values", "flags bit 0x08", "bw.keys.flags", P(|p| p.flags[0] |= 0x08)),
+        ("flag_delete", "writes_update_and_insert", "a delete flag: EIP-7864 defines insertion only", "bw.keys.flags", P(|p| p.flags[0] = 0x05)),
+        ("set_to_the_pre_value", "writes_update_and_insert", "a set whose new value is the pre-value", "bw.keys.noop", P(|p| {
+            // The first key with a pre-value and a set: its new value follows its pre-value.
+            let mut at = 0;
+            for f in &p.flags {
+                if f & 3 == 3 {
+                    p.values[at + 1] = p.values[at];
+                    return;
+                }
+                at += usize::from(f & 1) + usize::from(f >> 1 & 1);
+            }
+        })),
+        ("end_kind_3", "read_present_values", "an end record of kind 3", "bw.end.kind", P(|p| p.ends[0][1] = 3)),
+        ("end_depth_249", "read_present_values", "an end record of depth 249", "bw.end.depth", P(|p| p.ends[0][0] = 249)),
+        ("end_depth_above_a_split", "read_present_values", "the first stem's path said to end one level above its stem node, where the second touched stem's path goes on", "bw.end.depth", P(|p| p.ends[0][0] -= 1)),
+        ("group_present_and_empty", "absent_by_a_divergent_stem", "two paths end at one node, one PRESENT and one said EMPTY", "bw.end.group", P(|p| p.ends[1][1] = 0)),
+        ("value_under_an_empty_end", "read_present_values", "a present stem's end said EMPTY while its keys carry pre-values", "bw.end.absent_value", P(|p| p.ends[0][1] = 0)),
+        ("other_stem_off_the_path", "absent_by_an_other_stem", "the other stem disagrees with the key in bit 0", "bw.other.prefix", P(|p| p.others[0][0] ^= 0x80)),
+        ("other_stem_is_the_key_s", "absent_by_an_other_stem", "the other record names the touched stem itself", "bw.other.touched", P(|p| {
+            let stem = p.keys[0];
+            p.others[0][..31].copy_from_slice(&stem[..31]);
+        })),
+        ("other_stem_empty_subtree", "absent_by_an_other_stem", "the other record's subtree root is ZERO", "bw.other.empty", P(|p| p.others[0][31..].fill(0))),
+        ("empty_internal_node", "empty_tree_insert", "the empty tree's end pushed one level down with an empty sibling: an internal node hashing to ZERO", "bw.path.empty_internal", P(|p| {
+            p.keys.truncate(1);
+            p.flags.truncate(1);
+            p.ends.truncate(1);
+            p.ends[0][0] = 1;
+            p.values.truncate(1);
+            p.sibling_count = 1;
+            p.bitmap = vec![0];
+        })),
+        ("zero_hash_sent", "read_present_values", "a sent sibling hash of 32 zero bytes", "bw.hash.zero", P(|p| p.hashes[0] = [0; 32])),
+        ("bitmap_padding", "read_present_values", "a bitmap bit past the last slot", "bw.bitmap.padding", P(|p| {
+            if p.sibling_count % 8 == 0 {
+                // One more (empty) slot opens a byte; a bit after it is padding.
+                p.sibling_count += 1;
+                p.bitmap.push(0x40);
+            } else if let Some(last) = p.bitmap.last_mut() {
+                *last |= 1;
+            }
+        })),
+        ("bitmap_misses_a_hash", "read_present_values", "the bitmap bit of a sent hash cleared", "bw.count.hashes", P(|p| {
+            if let Some(byte) = p.bitmap.iter_mut().find(|b| **b != 0) {
+                *byte &= *byte - 1;
+            }
+        })),
+        ("extra_sibling_slot", "absent_by_an_empty_subtree", "one more empty sibling slot than the walk uses", "bw.count.siblings", P(|p| {
+            if p.sibling_count % 8 == 0 {
+                p.bitmap.push(0);
+            }
+            p.sibling_count += 1;
+        })),
+        ("extra_other_record", "absent_by_an_other_stem", "a second other record the walk never uses", "bw.count.others", P(|p| {
+            let o = p.others[0];
+            p.others.push(o);
+        })),
+        ("pre_value_changed", "read_present_values", "a pre-value changed", "bw.root", P(|p| p.values[0][31] ^= 1)),
+        ("value_moved_to_the_reversed_sub_index", "read_present_values", "the value at sub-index 0x80 claimed at 0x01 (the sub-index bits read in the opposite order)", "bw.root", P(|p| {
+            if let Some(k) = p.keys.iter_mut().find(|k| k[31] == 0x80) {
+                k[31] = 0x01;
+            }
+        })),
+        ("proof_relabelled_to_another_stem", "read_present_values", "every key moved to another stem (same sub-indices, same proof)", "bw.root", P(|p| {
+            for k in &mut p.keys {
+                k[30] ^= 0x01;
+            }
+        })),
+        ("absence_claimed_for_a_present_key", "absent_in_a_present_stem", "a present key (a‖0x01) claimed absent with the proof of a‖0x02's absence", "bw.root", P(|p| p.keys[0][31] = 0x01)),
+        ("other_root", "read_present_values", "checked against another pre-state root", "bw.root", Root(|r| r[0] ^= 1)),
+    ]
+}
+
+fn eip7864_witness_cases() -> Result<(Vec<Value>, Vec<Value>), VectorError> {
+    let proven = scenarios()?;
+    let mut valid_cases = Vec::new();
+    for p in &proven {
+        let value = verify_any(p.hash, &p.bytes, &p.pre).map_err(|r| {
+            VectorError::Generator(format!("{}: our witness rejected ({r})", p.name))
+        })?;
+        valid_cases.push(valid(
+            p.name,
+            p.description,
+            witness_input(p, &p.bytes, &p.pre),
+            value,
+        ));
+    }
+    let mut invalid_cases = Vec::new();
+    for (name, from, description, rule, edit) in mutations() {
+        let p = proven
+            .iter()
+            .find(|p| p.name == from)
+            .ok_or_else(|| VectorError::Generator(format!("no scenario {from}")))?;
+        let (mut bytes, mut pre) = (p.bytes.clone(), p.pre);
+        match edit {
+            Edit::Parts(f) => {
+                let mut parts = Parts::parse(&p.bytes);
+                f(&mut parts);
+                bytes = parts.encode();
+            }
+            Edit::Bytes(f) => f(&mut bytes),
+            Edit::Root(f) => f(&mut pre),
+        }
+        invalid_cases.push(invalid(
+            name,
+            description,
+            witness_input(p, &bytes, &pre),
+            rule,
+        ));
+    }
+    Ok((valid_cases, invalid_cases))
+}
