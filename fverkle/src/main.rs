@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod cmd;
+mod leaf_csv;
 mod outcome;
 mod progress;
 
@@ -41,7 +42,8 @@ struct Cli {
 enum Command {
     /// Verify an execution witness against a pre-state root.
     Verify(cmd::verify::Args),
-    /// Apply `tree_key,value` CSV files in order to one tree; print the root after each.
+    /// Apply `key,value` CSV files in order to one tree (Verkle, EIP-8297 or EIP-7864);
+    /// print the root after each.
     Root(cmd::root::Args),
     /// Print the state root of a genesis file; with `--datadir`, write that state.
     Genesis(cmd::genesis::Args),
