@@ -51,7 +51,7 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Write a synthetic, mainnet-like block export (and its genesis) with our prover.
     Gen(cmd::gen::Args),
-    /// Write a witness for keys against a datadir's current state.
+    /// Write a witness for keys against a datadir's current state or a state given as CSV files.
     Prove(cmd::prove::Args),
     /// The main job: generate a synthetic chain, replay it, prove and verify; print timings.
     Demo(cmd::demo::Args),

@@ -42,7 +42,7 @@ pub struct Args {
     /// key the block deletes; `#` comments and blank lines allowed; `-` reads stdin.
     #[arg(required_unless_present = "csv")]
     keys: Option<PathBuf>,
-    /// Prove from a fractional (sharded) datadir, writing a fractional proof (its wire form,
+    /// Prove from a fractional (sharded) state, writing a fractional proof (its wire form,
     /// `spec/FRACTIONAL.md` §4; in JSON as hex beside the state root and the coordinator
     /// root). It verifies against either root.
     #[arg(long)]
