@@ -67,3 +67,23 @@ impl From<ModeArg> for Mode {
         }
     }
 }
+
+/// Which kind of tree `root` builds.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeArg {
+    /// The EIP-6800 Verkle tree (32-byte keys).
+    Verkle,
+    /// The EIP-8297 partitioned binary tree (prefix-free keys of 1 to 8192 bytes), BLAKE3.
+    Eip8297,
+    /// The EIP-7864 unified binary tree (32-byte keys), as of `ethereum/EIPs@ca51874f`.
+    Eip7864,
+}
+
+/// The hash of a binary tree.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HashArg {
+    /// SHA-256 (go-ethereum's EIP-7864 tree).
+    Sha256,
+    /// BLAKE3 (EIP-8297's reference hash; the EIP-7864 text's pseudo-code).
+    Blake3,
+}

@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod cmd;
+mod leaf_csv;
 mod outcome;
 mod progress;
 
@@ -41,7 +42,8 @@ struct Cli {
 enum Command {
     /// Verify an execution witness against a pre-state root.
     Verify(cmd::verify::Args),
-    /// Apply `tree_key,value` CSV files in order to one tree; print the root after each.
+    /// Apply `key,value` CSV files in order to one tree (Verkle, EIP-8297 or EIP-7864);
+    /// print the root after each.
     Root(cmd::root::Args),
     /// Print the state root of a genesis file; with `--datadir`, write that state.
     Genesis(cmd::genesis::Args),
@@ -49,7 +51,7 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Write a synthetic, mainnet-like block export (and its genesis) with our prover.
     Gen(cmd::gen::Args),
-    /// Write a witness for keys against a datadir's current state.
+    /// Write a witness for keys against a datadir's current state or a state given as CSV files.
     Prove(cmd::prove::Args),
     /// The main job: generate a synthetic chain, replay it, prove and verify; print timings.
     Demo(cmd::demo::Args),

@@ -1,10 +1,10 @@
-//! `fverkle prove --datadir DIR KEYS_FILE [--fractional [--lean]] [--format json|ssz]`: a
-//! witness (or a fractional proof) for keys against the datadir's current state, carrying
-//! the new values given as `KEY,VALUE` lines (and, in a fractional proof, the deletions
-//! given as `KEY,delete`).
+//! `fverkle prove (--datadir DIR | --csv STATE.csv...) KEYS_FILE [--fractional [--lean]]
+//! [--format json|ssz]`: a witness (or a fractional proof) for keys against a datadir's current
+//! state or a state given as `key,value` files, carrying the new values given as `KEY,VALUE`
+//! lines (and, in a fractional proof, the deletions given as `KEY,delete`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use fractional::KeyOp;
@@ -12,8 +12,9 @@ use verkle::keys::{TreeKey, Value};
 
 use chain::datadir::open_state;
 use chain::hexarg::{parse_root, to_hex};
-use chain::state::{meta, Mode};
+use chain::state::{meta, Mode, State};
 
+use crate::leaf_csv::{parse_rows, KeyRule, Row};
 use crate::outcome::Outcome;
 
 /// Output format of the witness.
@@ -29,13 +30,19 @@ pub enum Format {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The datadir a replay or `genesis --datadir` wrote.
-    #[arg(long)]
-    datadir: PathBuf,
+    #[arg(long, conflicts_with = "csv", required_unless_present = "csv")]
+    datadir: Option<PathBuf>,
+    /// The state as `tree_key,value` CSV files (as `root` reads them; a value of `delete`
+    /// deletes), applied in order to a tree in memory, proved at block 0. The keys file may
+    /// follow them: `--csv STATE.csv... KEYS_FILE`.
+    #[arg(long = "csv", num_args = 1.., value_name = "STATE_CSV")]
+    csv: Vec<PathBuf>,
     /// A file of tree keys, one 32-byte hex key per line, `KEY,VALUE` for a key the block
     /// writes (its new value goes into the proof), or with --fractional `KEY,delete` for a
     /// key the block deletes; `#` comments and blank lines allowed; `-` reads stdin.
-    keys: PathBuf,
-    /// Prove from a fractional (sharded) datadir, writing a fractional proof (its wire form,
+    #[arg(required_unless_present = "csv")]
+    keys: Option<PathBuf>,
+    /// Prove from a fractional (sharded) state, writing a fractional proof (its wire form,
     /// `spec/FRACTIONAL.md` §4; in JSON as hex beside the state root and the coordinator
     /// root). It verifies against either root.
     #[arg(long)]
@@ -97,25 +104,28 @@ pub fn parse_keys(text: &str, name: &str, deletes: bool) -> Result<Vec<(TreeKey,
     Ok(keys)
 }
 
-/// Runs the subcommand.
-pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
-    let name = args.keys.display().to_string();
-    let text = if args.keys.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin()).context("reading stdin")?
-    } else {
-        std::fs::read_to_string(&args.keys).with_context(|| format!("{name}: cannot read"))?
-    };
-    let keys = parse_keys(&text, &name, args.fractional)?;
-    if !args.datadir.is_dir() {
-        bail!("{}: no such datadir", args.datadir.display());
+/// The state files and the keys file: with `--csv` and no keys file after the other
+/// arguments, the last path after `--csv` is the keys file.
+fn inputs(args: &Args) -> Result<(&[PathBuf], &Path)> {
+    if let Some(keys) = &args.keys {
+        return Ok((&args.csv, keys));
     }
-    let mode = if args.fractional {
-        Mode::Fractional
-    } else {
-        Mode::Single
-    };
-    let mut state = open_state(Some(&args.datadir), mode)?;
-    let dd = args.datadir.display();
+    match args.csv.split_last() {
+        Some((keys, csv)) if !csv.is_empty() => Ok((csv, keys)),
+        _ => bail!(
+            "--csv: give the state files, then the keys file (`--csv STATE.csv... KEYS_FILE`)"
+        ),
+    }
+}
+
+/// The datadir's state, its height and its name, after checking that it holds a state in
+/// `mode`.
+fn datadir_state(dir: &Path, mode: Mode) -> Result<(Box<dyn State>, u64, String)> {
+    if !dir.is_dir() {
+        bail!("{}: no such datadir", dir.display());
+    }
+    let state = open_state(Some(dir), mode)?;
+    let dd = dir.display();
     let Some(height) = state.height() else {
         bail!("{dd}: empty datadir (no genesis written)");
     };
@@ -129,6 +139,47 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
             );
         }
     }
+    Ok((state, height, dd.to_string()))
+}
+
+/// A state in memory (in `mode`) with the CSV files' rows applied in order, at block 0, and
+/// its name (the files').
+fn csv_state(files: &[PathBuf], mode: Mode) -> Result<(Box<dyn State>, u64, String)> {
+    let mut state = open_state(None, mode)?;
+    let mut names = Vec::with_capacity(files.len());
+    for path in files {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+        let rows: Vec<Row<TreeKey>> = parse_rows(&text, &name, KeyRule::Verkle, None)?;
+        let writes: Vec<(TreeKey, Option<Value>)> =
+            rows.into_iter().map(|r| (r.key, r.value)).collect();
+        state
+            .apply(&writes)
+            .with_context(|| format!("{name}: applying leaves"))?;
+        names.push(name);
+    }
+    Ok((state, 0, names.join(", ")))
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let (csv, keys_path) = inputs(args)?;
+    let name = keys_path.display().to_string();
+    let text = if keys_path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin()).context("reading stdin")?
+    } else {
+        std::fs::read_to_string(keys_path).with_context(|| format!("{name}: cannot read"))?
+    };
+    let keys = parse_keys(&text, &name, args.fractional)?;
+    let mode = if args.fractional {
+        Mode::Fractional
+    } else {
+        Mode::Single
+    };
+    let (mut state, height, dd) = match &args.datadir {
+        Some(dir) => datadir_state(dir, mode)?,
+        None => csv_state(csv, mode)?,
+    };
     let root = state.root();
     let bytes = if args.fractional {
         // A fractional proof against the coordinator root (spec/FRACTIONAL.md).

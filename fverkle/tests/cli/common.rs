@@ -61,3 +61,26 @@ pub fn json_lines(out: &std::process::Output) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect()
 }
+
+/// `$FVERKLE_BINARY_VECTORS`, or `../shared/binary-tree` from the workspace root: the
+/// published binary-tree vectors (EIP-8297, EIP-7864).
+pub fn binary_vectors() -> PathBuf {
+    match std::env::var_os("FVERKLE_BINARY_VECTORS") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/binary-tree"),
+    }
+}
+
+/// A binary-tree vector file (`rel` under [`binary_vectors`]) as JSON; a missing file fails
+/// the test, naming the path.
+pub fn binary_vector_json(rel: &str) -> serde_json::Value {
+    let path = binary_vectors().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "binary-tree vector file {} is missing or unreadable ({e}); set \
+             FVERKLE_BINARY_VECTORS to the binary-tree vectors directory",
+            path.display()
+        )
+    });
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}

@@ -1,5 +1,5 @@
 //! The `fverkle` binary end to end: verdicts, exit codes, JSON output, replays of real and
-//! synthetic chains, datadirs.
+//! synthetic chains, datadirs, roots of `key,value` files for each tree.
 
 #![allow(clippy::unwrap_used)]
 
@@ -12,6 +12,8 @@ mod eest;
 mod gen;
 mod inputs;
 mod output;
+mod prove_csv;
 mod replay;
+mod root;
 mod strict;
 mod verify;
