@@ -11,10 +11,12 @@ use crate::prelude::*;
 use alloc::borrow::Cow;
 use core::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::path::Path;
+use super::read::{self, Others, Read};
+use super::skip::{accept_scalars, Skip};
 use crate::error::JsonError;
 
 /// Keys under which a witness is searched for, in any object of a document.
@@ -37,6 +39,11 @@ pub(super) struct Findings {
     /// A key on the way to the first witness comes again later in its object (a parsed
     /// document keeps only the later value).
     pub(super) repeated_key: bool,
+    /// How reading the first witness went, when the walk reads candidates.
+    pub(super) first_read: Option<Result<Read, JsonError>>,
+    /// A candidate that is not a witness had a state diff or a Verkle proof, which the walk
+    /// read as a witness's instead of searching it.
+    pub(super) unsettled: bool,
 }
 
 /// The findings when a candidate was entered, to forget what was found inside it.
@@ -46,6 +53,7 @@ struct Mark {
     paths: usize,
     too_deep: bool,
     repeated_key: bool,
+    unsettled: bool,
 }
 
 impl Findings {
@@ -57,6 +65,8 @@ impl Findings {
             first_at: Vec::new(),
             too_deep: None,
             repeated_key: false,
+            first_read: None,
+            unsettled: false,
         }
     }
 
@@ -66,6 +76,7 @@ impl Findings {
             paths: self.paths.len(),
             too_deep: self.too_deep.is_some(),
             repeated_key: self.repeated_key,
+            unsettled: self.unsettled,
         }
     }
 
@@ -91,6 +102,7 @@ impl Findings {
             self.too_deep = None;
         }
         self.repeated_key = mark.repeated_key;
+        self.unsettled = mark.unsettled;
         self.found(path)
     }
 
@@ -121,24 +133,30 @@ impl Findings {
     }
 }
 
-/// Walks the document `d` yields, keeping the pointers of the first `keep` witnesses.
-///
-/// With `validate`, values the search need not enter (inside a container past the depth
-/// limit) are still read through, so that the deserializer checks them as fully as it
-/// checks the rest; without, they are skipped.
-pub(super) fn search<'de, D: Deserializer<'de>>(
-    d: D,
-    keep: usize,
-    validate: bool,
-) -> Result<Findings, D::Error> {
-    let mut findings = Findings::new(keep);
+/// How the walk goes.
+#[derive(Clone, Copy)]
+pub(super) struct Walk {
+    /// Pointers kept: those of the first `keep` witnesses.
+    pub(super) keep: usize,
+    /// Values the search need not enter (past the depth limit, or ignored by the reader) are
+    /// still read through, so that the deserializer checks them as fully as the rest;
+    /// without, they are skipped.
+    pub(super) validate: bool,
+    /// Candidates that may hold the first witness are read as witnesses as they are walked
+    /// (their other fields searched), so the first witness is read in the same walk.
+    pub(super) read: bool,
+}
+
+/// Walks the document `d` yields.
+pub(super) fn search<'de, D: Deserializer<'de>>(d: D, walk: Walk) -> Result<Findings, D::Error> {
+    let mut findings = Findings::new(walk.keep);
     let root = Path::root("");
     Node {
         findings: &mut findings,
         path: &root,
         level: 0,
         candidate: true,
-        validate,
+        walk,
     }
     .deserialize(d)?;
     Ok(findings)
@@ -153,7 +171,12 @@ pub(super) fn search<'de, D: Deserializer<'de>>(
 /// The search itself keeps one frame per level of nesting; the result holds one rendered
 /// pointer per witness found.
 pub fn find_json_witnesses(doc: &Value) -> Result<Vec<(String, &Value)>, JsonError> {
-    let found = search(doc, usize::MAX, false)?;
+    let walk = Walk {
+        keep: usize::MAX,
+        validate: false,
+        read: false,
+    };
+    let found = search(doc, walk)?;
     if let Some(path) = found.too_deep {
         return Err(JsonError::TooDeep {
             path,
@@ -193,96 +216,6 @@ impl<'de> Visitor<'de> for KeySeed {
     }
 }
 
-/// Any value, read through without being kept: with `validate` by the deserializer's full
-/// reading of each value, else skipped as the deserializer likes.
-#[derive(Clone, Copy)]
-struct Skip {
-    validate: bool,
-}
-
-impl<'de> DeserializeSeed<'de> for Skip {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if self.validate {
-            d.deserialize_any(self)
-        } else {
-            d.deserialize_ignored_any(IgnoredAny).map(|_| ())
-        }
-    }
-}
-
-/// Implements the visits of scalars as doing nothing.
-macro_rules! accept_scalars {
-    () => {
-        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-    };
-}
-
-impl Skip {
-    fn seq<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(self)?.is_some() {}
-        Ok(())
-    }
-
-    fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key_seed(SkipKey)?.is_some() {
-            map.next_value_seed(self)?;
-        }
-        Ok(())
-    }
-}
-
-impl<'de> Visitor<'de> for Skip {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    accept_scalars!();
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        self.seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        self.map(map)
-    }
-}
-
-/// A key read and dropped.
-struct SkipKey;
-
-impl<'de> DeserializeSeed<'de> for SkipKey {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for SkipKey {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-}
-
 /// A value of the document at `path`, `level` containers below the root.
 struct Node<'f, 'p> {
     findings: &'f mut Findings,
@@ -291,7 +224,7 @@ struct Node<'f, 'p> {
     /// The root, or the value of a witness key: a witness if it is an object with a state
     /// diff and a Verkle proof.
     candidate: bool,
-    validate: bool,
+    walk: Walk,
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_, '_> {
@@ -311,7 +244,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
         let skip = Skip {
-            validate: self.validate,
+            validate: self.walk.validate,
         };
         if self.level > MAX_SEARCH_DEPTH {
             self.findings.deep(self.path);
@@ -327,7 +260,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
                 path: &child,
                 level: self.level + 1,
                 candidate: false,
-                validate: self.validate,
+                walk: self.walk,
             };
             match seq.next_element_seed(node)? {
                 Some(first) => holds_first |= first,
@@ -340,7 +273,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let skip = Skip {
-            validate: self.validate,
+            validate: self.walk.validate,
         };
         // Past the depth limit, only a witness (known at the end) is not an error.
         let deep = self.level > MAX_SEARCH_DEPTH;
@@ -350,6 +283,9 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             return Ok(false);
         }
         let mark = self.findings.mark();
+        if self.candidate && self.walk.read && mark.count == 0 {
+            return self.read_candidate(mark, deep, map);
+        }
         let (mut state_diff, mut verkle_proof) = (false, false);
         // The key under which the first witness lies, once it does.
         let mut first_under: Option<Cow<'de, str>> = None;
@@ -370,7 +306,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
                         path: &child,
                         level: self.level + 1,
                         candidate: WITNESS_KEYS.contains(&&*key),
-                        validate: self.validate,
+                        walk: self.walk,
                     })?
                 };
                 if first {
@@ -386,5 +322,87 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             self.findings.deep(self.path);
         }
         Ok(first_under.is_some())
+    }
+}
+
+impl Node<'_, '_> {
+    /// Reads a candidate that may hold the first witness as a witness, searching its other
+    /// fields; at its end, keeps the read if it is one.
+    fn read_candidate<'de, A: MapAccess<'de>>(
+        self,
+        mark: Mark,
+        deep: bool,
+        map: A,
+    ) -> Result<bool, A::Error> {
+        let skip = Skip {
+            validate: self.walk.validate,
+        };
+        let mut others = Search {
+            findings: &mut *self.findings,
+            level: self.level,
+            deep,
+            walk: self.walk,
+            first_under: None,
+        };
+        let c = read::read_candidate(map, self.path, skip, &mut others)?;
+        let holds_first = others.first_under.is_some();
+        if c.witness {
+            let first = self.findings.confirm(mark, self.path);
+            if first {
+                self.findings.first_read = Some(c.read);
+            }
+            return Ok(first);
+        }
+        self.findings.unsettled |= c.either;
+        if deep {
+            self.findings.deep(self.path);
+        }
+        Ok(holds_first)
+    }
+}
+
+/// The search of a candidate's fields that a witness does not have, while the candidate is
+/// read as a witness.
+struct Search<'f, 'de> {
+    findings: &'f mut Findings,
+    /// The candidate's level.
+    level: usize,
+    /// The candidate is past the depth limit: its fields are not searched.
+    deep: bool,
+    walk: Walk,
+    /// The key under which the first witness lies, once it does.
+    first_under: Option<Cow<'de, str>>,
+}
+
+impl<'de> Others<'de> for Search<'_, 'de> {
+    fn other<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        entry: usize,
+        path: &Path<'_>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        if self.first_under.as_ref().is_some_and(|k| *k == key) {
+            self.findings.repeated_key = true;
+        }
+        if self.deep {
+            return map.next_value_seed(Skip {
+                validate: self.walk.validate,
+            });
+        }
+        let first = {
+            let child = path.entry(&key, entry);
+            map.next_value_seed(Node {
+                findings: &mut *self.findings,
+                path: &child,
+                level: self.level + 1,
+                candidate: WITNESS_KEYS.contains(&&*key),
+                walk: self.walk,
+            })?
+        };
+        if first {
+            self.first_under = Some(key);
+        }
+        Ok(())
     }
 }

@@ -21,6 +21,7 @@ mod locate;
 mod path;
 mod rank;
 mod read;
+mod skip;
 mod value;
 mod write;
 
@@ -64,42 +65,68 @@ struct ReadSeed<'a> {
 impl<'de> DeserializeSeed<'de> for ReadSeed<'_> {
     type Value = Result<Read, JsonError>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        read::read_witness(d, self.prefix)
+        read::read_witness(d, self.prefix, skip::Skip { validate: false })
+    }
+}
+
+/// The witness a walk that reads candidates found, if it settles the document: exactly one
+/// witness, read, with nothing the walk could not judge (see [`decode_str`]). `Err(None)`
+/// if it does not.
+fn settled(found: find::Findings) -> Result<ExecutionWitness, Option<JsonError>> {
+    if found.too_deep.is_some() || found.repeated_key || found.unsettled {
+        return Err(None);
+    }
+    match (found.count, found.first_read) {
+        (0, _) => Err(Some(JsonError::NotFound)),
+        (1, Some(Ok(Read::Witness(w)))) => witness(w).map_err(Some),
+        (1, Some(Err(e))) => Err(Some(e)),
+        _ => Err(None),
     }
 }
 
 /// The one execution witness in JSON text (see [`ExecutionWitness::from_json_str`]).
 ///
-/// The first walk checks the whole text as [`serde_json::from_str`] would and finds the
-/// witness; the second reads it. A document the walks cannot settle alone — more than one
-/// witness, a container past the depth limit, or a key repeated on the way to the witness
-/// or inside it (a parsed value keeps the last) — is parsed into a value and read from
-/// there, so that the error or witness is the one the parsed document holds.
+/// One walk of the text checks it all as [`serde_json::from_str`] would, finds the witness
+/// and reads it as it goes. A document the walk cannot settle alone — more than one
+/// witness, a container past the depth limit, a key repeated on the way to the witness or
+/// inside it (a parsed value keeps the last), or an object under a witness key with only
+/// one of a state diff and a Verkle proof — is parsed into a value and read from there, so
+/// that the error or witness is the one the parsed document holds.
 pub(crate) fn decode_str(text: &str) -> Result<ExecutionWitness, JsonError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let found = find::search(&mut de, 1, true)?;
+    let walk = find::Walk {
+        keep: 1,
+        validate: true,
+        read: true,
+    };
+    let found = find::search(&mut de, walk)?;
     de.end()?;
-    if found.too_deep.is_none() && !found.repeated_key {
-        match found.count {
-            0 => return Err(JsonError::NotFound),
-            1 => {
-                let prefix = found.paths.first().map_or("", String::as_str);
-                let mut de = serde_json::Deserializer::from_str(text);
-                if let Some(w) = read_at(&mut de, &found.first_at, prefix)? {
-                    return Ok(w);
-                }
-            }
-            _ => {}
-        }
+    match settled(found) {
+        Ok(w) => Ok(w),
+        Err(Some(e)) => Err(e),
+        Err(None) => decode_value(&serde_json::from_str(text)?),
     }
-    let doc: Value = serde_json::from_str(text)?;
-    decode_value(&doc)
 }
 
 /// The one execution witness in a parsed document (see
-/// [`ExecutionWitness::from_json_value`]).
+/// [`ExecutionWitness::from_json_value`]): one walk that reads the witness as it finds it
+/// and, if that does not settle the document, a search and a second walk to the witness.
 pub(crate) fn decode_value(doc: &Value) -> Result<ExecutionWitness, JsonError> {
-    let (path, positions) = find::search(doc, 2, false)?.one()?;
+    let walk = find::Walk {
+        keep: 2,
+        validate: false,
+        read: true,
+    };
+    match settled(find::search(doc, walk)?) {
+        Ok(w) => return Ok(w),
+        Err(Some(e)) => return Err(e),
+        Err(None) => {}
+    }
+    let walk = find::Walk {
+        read: false,
+        ..walk
+    };
+    let (path, positions) = find::search(doc, walk)?.one()?;
     // A parsed value has no repeated key and holds the value the search found.
     read_at(doc, &positions, &path)?.ok_or(JsonError::NotFound)
 }

@@ -9,14 +9,16 @@
 
 use crate::prelude::*;
 
+use alloc::borrow::Cow;
 use core::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::builder::{Builder, DiffRecord, StemRecord};
 use super::path::Path;
 use super::rank::Rank;
-use super::value::{drain_map, drain_seq, Bad, HexBytes, HexFixed, Optional32, Suffix};
+use super::skip::Skip;
+use super::value::{Bad, HexBytes, HexFixed, Optional32, Suffix};
 use crate::error::JsonError;
 use crate::preset::{IPA_PROOF_DEPTH, MAX_COMMITMENTS, MAX_STEMS, STEM_LEN, VERKLE_WIDTH};
 
@@ -29,15 +31,36 @@ pub(super) enum Read {
 }
 
 /// The state shared by every visitor of one read.
-#[derive(Default)]
 struct Reader {
     out: Builder,
     /// The lowest-ranked error so far.
     error: Option<(Rank, JsonError)>,
     repeated: bool,
+    /// How values the rules do not look at are read through.
+    skip: Skip,
 }
 
 impl Reader {
+    fn new(skip: Skip) -> Self {
+        Self {
+            out: Builder::default(),
+            error: None,
+            repeated: false,
+            skip,
+        }
+    }
+
+    /// The outcome of the read.
+    fn finish(self) -> Result<Read, JsonError> {
+        if self.repeated {
+            return Ok(Read::Repeated);
+        }
+        match self.error {
+            Some((_, e)) => Err(e),
+            None => Ok(Read::Witness(Box::new(self.out))),
+        }
+    }
+
     /// Whether an error already found ranks at or before `rank` (so nothing at `rank` or
     /// inside it can be the one reported).
     fn settled(&self, rank: Rank) -> bool {
@@ -70,14 +93,43 @@ struct At<'p> {
     rank: Rank,
 }
 
-/// Reads the witness object `d` yields; errors name paths under `prefix`.
+/// What the reader of a witness object does with the object's other fields.
+pub(super) trait Others<'de> {
+    /// Reads the value of `key`, the `entry`-th entry of the object at `path`.
+    fn other<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        entry: usize,
+        path: &Path<'_>,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+}
+
+/// Other fields read through and dropped.
+struct Skipped(Skip);
+
+impl<'de> Others<'de> for Skipped {
+    fn other<A: MapAccess<'de>>(
+        &mut self,
+        _: Cow<'de, str>,
+        _: usize,
+        _: &Path<'_>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        map.next_value_seed(self.0)
+    }
+}
+
+/// Reads the witness object `d` yields; errors name paths under `prefix`. Other fields and
+/// values the rules do not look at are read through with `skip`.
 ///
 /// The outer error is the deserializer's; the inner, the first rule the witness breaks.
 pub(super) fn read_witness<'de, D: Deserializer<'de>>(
     d: D,
     prefix: &str,
+    skip: Skip,
 ) -> Result<Result<Read, JsonError>, D::Error> {
-    let mut r = Reader::default();
+    let mut r = Reader::new(skip);
     let root = Path::root(prefix);
     Object {
         r: &mut r,
@@ -85,15 +137,47 @@ pub(super) fn read_witness<'de, D: Deserializer<'de>>(
             path: &root,
             rank: Rank::WITNESS,
         },
-        fields: WitnessFields,
+        fields: WitnessFields {
+            others: &mut Skipped(skip),
+        },
     }
     .deserialize(d)?;
-    if r.repeated {
-        return Ok(Ok(Read::Repeated));
+    Ok(r.finish())
+}
+
+/// An object at `path` read as a witness whose other fields go to `others`.
+pub(super) struct Candidate {
+    /// It has a state diff and a Verkle proof (under either name): it is a witness.
+    pub(super) witness: bool,
+    /// It has one of them (read as a witness's, not handed to `others`).
+    pub(super) either: bool,
+    /// How reading it as a witness went.
+    pub(super) read: Result<Read, JsonError>,
+}
+
+/// Reads the object `map` walks as a witness at `path`, handing the fields a witness does
+/// not have to `others`.
+pub(super) fn read_candidate<'de, A: MapAccess<'de>, O: Others<'de>>(
+    map: A,
+    path: &Path<'_>,
+    skip: Skip,
+    others: &mut O,
+) -> Result<Candidate, A::Error> {
+    let mut r = Reader::new(skip);
+    let seen = Object {
+        r: &mut r,
+        at: At {
+            path,
+            rank: Rank::WITNESS,
+        },
+        fields: WitnessFields { others },
     }
-    Ok(match r.error {
-        Some((_, e)) => Err(e),
-        None => Ok(Read::Witness(Box::new(r.out))),
+    .visit_map(map)?;
+    let [state_diff, verkle_proof, ..] = seen;
+    Ok(Candidate {
+        witness: state_diff != 0 && verkle_proof != 0,
+        either: state_diff != 0 || verkle_proof != 0,
+        read: r.finish(),
     })
 }
 
@@ -102,19 +186,32 @@ pub(super) fn read_witness<'de, D: Deserializer<'de>>(
 // ---------------------------------------------------------------------------------------
 
 /// The fields of one kind of object, in the order their errors rank.
-trait Fields {
+trait Fields<'de> {
     /// `(camelCase, snake_case)` names; the two are equal for one-word names.
     const NAMES: &'static [(&'static str, &'static str)];
     /// Whether field `i` must be present.
     fn required(i: usize) -> bool;
     /// Reads field `i`'s value from `map`.
-    fn value<'de, A: MapAccess<'de>>(
+    fn value<A: MapAccess<'de>>(
         &mut self,
         r: &mut Reader,
         i: usize,
         at: At<'_>,
         map: &mut A,
     ) -> Result<(), A::Error>;
+    /// Reads the value of a key that is none of the fields, the `entry`-th of the object at
+    /// `path`: read through and dropped.
+    fn other<A: MapAccess<'de>>(
+        &mut self,
+        r: &mut Reader,
+        key: Cow<'de, str>,
+        entry: usize,
+        path: &Path<'_>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        let _ = (key, entry, path);
+        map.next_value_seed(r.skip)
+    }
     /// Called once the object's fields are all read (even with errors).
     fn end(self, r: &mut Reader);
 }
@@ -123,31 +220,51 @@ trait Fields {
 const CAMEL: u8 = 1;
 const SNAKE: u8 = 2;
 
-/// A key resolved against a kind of object's field names: its index and which name it is.
+/// A key resolved against a kind of object's field names.
+enum KeyOf<'de> {
+    /// Field `.0`, under its camelCase (`CAMEL`) or snake_case (`SNAKE`) name.
+    Field(usize, u8),
+    /// None of the fields.
+    Other(Cow<'de, str>),
+}
+
+/// A key resolved against the field names of `F`.
 struct Key<F>(core::marker::PhantomData<F>);
 
-impl<'de, F: Fields> DeserializeSeed<'de> for Key<F> {
-    type Value = Option<(usize, u8)>;
+impl<F> Key<F> {
+    fn field<'de>(key: &str) -> Option<KeyOf<'de>>
+    where
+        F: Fields<'de>,
+    {
+        F::NAMES.iter().enumerate().find_map(|(i, (camel, snake))| {
+            if key == *camel {
+                Some(KeyOf::Field(i, CAMEL))
+            } else if key == *snake {
+                Some(KeyOf::Field(i, SNAKE))
+            } else {
+                None
+            }
+        })
+    }
+}
+
+impl<'de, F: Fields<'de>> DeserializeSeed<'de> for Key<F> {
+    type Value = KeyOf<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de, F: Fields> Visitor<'de> for Key<F> {
-    type Value = Option<(usize, u8)>;
+impl<'de, F: Fields<'de>> Visitor<'de> for Key<F> {
+    type Value = KeyOf<'de>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a field name")
     }
+    fn visit_borrowed_str<E: serde::de::Error>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Self::field(key).unwrap_or(KeyOf::Other(Cow::Borrowed(key))))
+    }
     fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(F::NAMES.iter().enumerate().find_map(|(i, (camel, snake))| {
-            if key == *camel {
-                Some((i, CAMEL))
-            } else if key == *snake {
-                Some((i, SNAKE))
-            } else {
-                None
-            }
-        }))
+        Ok(Self::field(key).unwrap_or_else(|| KeyOf::Other(Cow::Owned(key.to_owned()))))
     }
 }
 
@@ -158,9 +275,10 @@ struct Object<'r, 'p, F> {
     fields: F,
 }
 
-impl<'de, F: Fields> DeserializeSeed<'de> for Object<'_, '_, F> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+impl<'de, F: Fields<'de>> DeserializeSeed<'de> for Object<'_, '_, F> {
+    /// Which names each field was met under (bit 0: camelCase, bit 1: snake_case).
+    type Value = [u8; 5];
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<[u8; 5], D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -170,44 +288,44 @@ impl<'de, F: Fields> DeserializeSeed<'de> for Object<'_, '_, F> {
 macro_rules! only {
     (map, $expected:expr) => {
         only!(@scalars $expected);
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-            drain_seq(seq)?;
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            self.r.skip.seq(seq)?;
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
     };
     (seq, $expected:expr) => {
         only!(@scalars $expected);
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-            drain_map(map)?;
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            self.r.skip.map(map)?;
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
     };
     (@scalars $expected:expr) => {
-        fn visit_bool<Er: serde::de::Error>(self, _: bool) -> Result<(), Er> {
+        fn visit_bool<Er: serde::de::Error>(self, _: bool) -> Result<Self::Value, Er> {
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
-        fn visit_i64<Er: serde::de::Error>(self, _: i64) -> Result<(), Er> {
+        fn visit_i64<Er: serde::de::Error>(self, _: i64) -> Result<Self::Value, Er> {
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
-        fn visit_u64<Er: serde::de::Error>(self, _: u64) -> Result<(), Er> {
+        fn visit_u64<Er: serde::de::Error>(self, _: u64) -> Result<Self::Value, Er> {
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
-        fn visit_f64<Er: serde::de::Error>(self, _: f64) -> Result<(), Er> {
+        fn visit_f64<Er: serde::de::Error>(self, _: f64) -> Result<Self::Value, Er> {
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
-        fn visit_str<Er: serde::de::Error>(self, _: &str) -> Result<(), Er> {
+        fn visit_str<Er: serde::de::Error>(self, _: &str) -> Result<Self::Value, Er> {
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
-        fn visit_unit<Er: serde::de::Error>(self) -> Result<(), Er> {
+        fn visit_unit<Er: serde::de::Error>(self) -> Result<Self::Value, Er> {
             self.wrong_type($expected);
-            Ok(())
+            Ok(Default::default())
         }
     };
 }
@@ -220,29 +338,34 @@ impl<F> Object<'_, '_, F> {
     }
 }
 
-impl<'de, F: Fields> Visitor<'de> for Object<'_, '_, F> {
-    type Value = ();
+impl<'de, F: Fields<'de>> Visitor<'de> for Object<'_, '_, F> {
+    type Value = [u8; 5];
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<[u8; 5], A::Error> {
         let Object { r, at, mut fields } = self;
         // Which names each field was met under; no kind of object has more than 5 fields.
         let mut seen = [0u8; 5];
+        let mut entry = 0;
         while let Some(key) = map.next_key_seed(Key::<F>(core::marker::PhantomData))? {
-            let Some((i, name)) = key else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
+            entry += 1;
+            let (i, name) = match key {
+                KeyOf::Field(i, name) => (i, name),
+                KeyOf::Other(key) => {
+                    fields.other(r, key, entry - 1, at.path, &mut map)?;
+                    continue;
+                }
             };
             let (Some(used), Some(&(camel, snake))) = (seen.get_mut(i), F::NAMES.get(i)) else {
-                map.next_value::<IgnoredAny>()?;
+                map.next_value_seed(r.skip)?;
                 continue;
             };
             if *used & name != 0 {
                 // The same name twice: a parsed value keeps the last; leave it to the caller.
                 r.repeated = true;
-                map.next_value::<IgnoredAny>()?;
+                map.next_value_seed(r.skip)?;
                 continue;
             }
             *used |= name;
@@ -263,7 +386,7 @@ impl<'de, F: Fields> Visitor<'de> for Object<'_, '_, F> {
             }
         }
         fields.end(r);
-        Ok(())
+        Ok(seen)
     }
 
     only!(map, "an object");
@@ -330,7 +453,7 @@ impl<'de, E: Elements> Visitor<'de> for Array<'_, '_, E> {
                 let child = at.path.index(count);
                 elements.next(r, count, At { path: &child, rank }, &mut seq)?
             } else {
-                seq.next_element::<IgnoredAny>()?.is_some()
+                seq.next_element_seed(r.skip)?.is_some()
             };
             if !more {
                 break;
@@ -421,7 +544,7 @@ impl<const N: usize, const MAX: usize> Elements for Points<N, MAX> {
         at: At<'_>,
         seq: &mut A,
     ) -> Result<bool, A::Error> {
-        let Some(point) = seq.next_element_seed(HexFixed::<N>)? else {
+        let Some(point) = seq.next_element_seed(HexFixed::<N> { skip: r.skip })? else {
             return Ok(false);
         };
         if let Some(p) = r.take(at, point) {
@@ -451,7 +574,7 @@ impl Elements for IpaPoints {
         at: At<'_>,
         seq: &mut A,
     ) -> Result<bool, A::Error> {
-        let Some(point) = seq.next_element_seed(HexFixed::<32>)? else {
+        let Some(point) = seq.next_element_seed(HexFixed::<32> { skip: r.skip })? else {
             return Ok(false);
         };
         if let Some(p) = r.take(at, point) {
@@ -467,16 +590,18 @@ impl Elements for IpaPoints {
 // The witness's objects
 // ---------------------------------------------------------------------------------------
 
-/// `ExecutionWitness`.
-struct WitnessFields;
+/// `ExecutionWitness`; its other fields go to `others`.
+struct WitnessFields<'o, O> {
+    others: &'o mut O,
+}
 
-impl Fields for WitnessFields {
+impl<'de, O: Others<'de>> Fields<'de> for WitnessFields<'_, O> {
     const NAMES: &'static [(&'static str, &'static str)] =
         &[("stateDiff", "state_diff"), ("verkleProof", "verkle_proof")];
     fn required(_: usize) -> bool {
         true
     }
-    fn value<'de, A: MapAccess<'de>>(
+    fn value<A: MapAccess<'de>>(
         &mut self,
         r: &mut Reader,
         i: usize,
@@ -489,12 +614,24 @@ impl Fields for WitnessFields {
                 at,
                 elements: Stems,
             }),
-            _ => map.next_value_seed(Object {
-                r,
-                at,
-                fields: ProofFields,
-            }),
+            _ => map
+                .next_value_seed(Object {
+                    r,
+                    at,
+                    fields: ProofFields,
+                })
+                .map(drop),
         }
+    }
+    fn other<A: MapAccess<'de>>(
+        &mut self,
+        _: &mut Reader,
+        key: Cow<'de, str>,
+        entry: usize,
+        path: &Path<'_>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        self.others.other(key, entry, path, map)
     }
     fn end(self, _: &mut Reader) {}
 }
@@ -505,13 +642,13 @@ struct StemFields {
     first_diff: usize,
 }
 
-impl Fields for StemFields {
+impl<'de> Fields<'de> for StemFields {
     const NAMES: &'static [(&'static str, &'static str)] =
         &[("stem", "stem"), ("suffixDiffs", "suffix_diffs")];
     fn required(_: usize) -> bool {
         true
     }
-    fn value<'de, A: MapAccess<'de>>(
+    fn value<A: MapAccess<'de>>(
         &mut self,
         r: &mut Reader,
         i: usize,
@@ -520,7 +657,7 @@ impl Fields for StemFields {
     ) -> Result<(), A::Error> {
         match i {
             0 => {
-                let stem = map.next_value_seed(HexFixed::<STEM_LEN>)?;
+                let stem = map.next_value_seed(HexFixed::<STEM_LEN> { skip: r.skip })?;
                 if let Some(s) = r.take(at, stem) {
                     self.stem = s;
                 }
@@ -546,7 +683,7 @@ impl Fields for StemFields {
 /// `SuffixStateDiff`; an absent `currentValue` or `newValue` is `null`.
 struct DiffFields(DiffRecord);
 
-impl Fields for DiffFields {
+impl<'de> Fields<'de> for DiffFields {
     const NAMES: &'static [(&'static str, &'static str)] = &[
         ("suffix", "suffix"),
         ("currentValue", "current_value"),
@@ -555,7 +692,7 @@ impl Fields for DiffFields {
     fn required(i: usize) -> bool {
         i == 0
     }
-    fn value<'de, A: MapAccess<'de>>(
+    fn value<A: MapAccess<'de>>(
         &mut self,
         r: &mut Reader,
         i: usize,
@@ -570,11 +707,11 @@ impl Fields for DiffFields {
                 }
             }
             1 => {
-                let v = map.next_value_seed(Optional32)?;
+                let v = map.next_value_seed(Optional32 { skip: r.skip })?;
                 self.0.current_value = r.take(at, v).flatten();
             }
             _ => {
-                let v = map.next_value_seed(Optional32)?;
+                let v = map.next_value_seed(Optional32 { skip: r.skip })?;
                 self.0.new_value = r.take(at, v).flatten();
             }
         }
@@ -588,7 +725,7 @@ impl Fields for DiffFields {
 /// `VerkleProof`.
 struct ProofFields;
 
-impl Fields for ProofFields {
+impl<'de> Fields<'de> for ProofFields {
     const NAMES: &'static [(&'static str, &'static str)] = &[
         ("otherStems", "other_stems"),
         ("depthExtensionPresent", "depth_extension_present"),
@@ -599,7 +736,7 @@ impl Fields for ProofFields {
     fn required(_: usize) -> bool {
         true
     }
-    fn value<'de, A: MapAccess<'de>>(
+    fn value<A: MapAccess<'de>>(
         &mut self,
         r: &mut Reader,
         i: usize,
@@ -618,6 +755,7 @@ impl Fields for ProofFields {
                 let ext = map.next_value_seed(HexBytes {
                     out: &mut r.out.depth_extension_present,
                     max: MAX_STEMS,
+                    skip: r.skip,
                 })?;
                 r.take(at, ext);
                 Ok(())
@@ -630,17 +768,19 @@ impl Fields for ProofFields {
                 },
             }),
             3 => {
-                let d = map.next_value_seed(HexFixed::<32>)?;
+                let d = map.next_value_seed(HexFixed::<32> { skip: r.skip })?;
                 if let Some(d) = r.take(at, d) {
                     r.out.d = d;
                 }
                 Ok(())
             }
-            _ => map.next_value_seed(Object {
-                r,
-                at,
-                fields: IpaFields,
-            }),
+            _ => map
+                .next_value_seed(Object {
+                    r,
+                    at,
+                    fields: IpaFields,
+                })
+                .map(drop),
         }
     }
     fn end(self, _: &mut Reader) {}
@@ -649,7 +789,7 @@ impl Fields for ProofFields {
 /// `IPAProof`.
 struct IpaFields;
 
-impl Fields for IpaFields {
+impl<'de> Fields<'de> for IpaFields {
     const NAMES: &'static [(&'static str, &'static str)] = &[
         ("cl", "cl"),
         ("cr", "cr"),
@@ -658,7 +798,7 @@ impl Fields for IpaFields {
     fn required(_: usize) -> bool {
         true
     }
-    fn value<'de, A: MapAccess<'de>>(
+    fn value<A: MapAccess<'de>>(
         &mut self,
         r: &mut Reader,
         i: usize,
@@ -681,7 +821,7 @@ impl Fields for IpaFields {
                 },
             }),
             _ => {
-                let fe = map.next_value_seed(HexFixed::<32>)?;
+                let fe = map.next_value_seed(HexFixed::<32> { skip: r.skip })?;
                 if let Some(mut fe) = r.take(at, fe) {
                     // JSON carries the scalar big-endian; SSZ holds it little-endian.
                     fe.reverse();

@@ -6,10 +6,11 @@ use crate::prelude::*;
 
 use core::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::path::Path;
+use super::skip::Skip;
 use crate::error::JsonError;
 
 /// What is wrong with a value, before it is placed at its path.
@@ -59,18 +60,6 @@ impl Bad {
             Bad::Duplicate { camel, snake } => JsonError::DuplicateField { path, camel, snake },
         }
     }
-}
-
-/// Consumes the rest of an array the reader does not want.
-pub(super) fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// Consumes the rest of an object the reader does not want.
-pub(super) fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-    Ok(())
 }
 
 /// `0x`/`0X` stripped (once), leaving the digits.
@@ -144,8 +133,8 @@ fn hex_fixed<const N: usize>(s: &str) -> Result<[u8; N], Bad> {
 
 const HEX_STRING: &str = "a hex string";
 
-/// Implements the visits of types a visitor refuses: each consumes the value and yields
-/// `$bad` (an expression of type `Bad`) as the value's outcome.
+/// Implements the visits of types a visitor refuses: each consumes the value (through the
+/// visitor's `skip`) and yields `$bad` (an expression of type `Bad`) as the value's outcome.
 macro_rules! refuse_other_types {
     ($bad:expr) => {
         fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
@@ -161,18 +150,20 @@ macro_rules! refuse_other_types {
             Ok(Err($bad))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            drain_seq(seq)?;
+            self.skip.seq(seq)?;
             Ok(Err($bad))
         }
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            drain_map(map)?;
+            self.skip.map(map)?;
             Ok(Err($bad))
         }
     };
 }
 
 /// A hex string of exactly `N` bytes (a stem, a point, a scalar).
-pub(super) struct HexFixed<const N: usize>;
+pub(super) struct HexFixed<const N: usize> {
+    pub(super) skip: Skip,
+}
 
 impl<'de, const N: usize> DeserializeSeed<'de> for HexFixed<N> {
     type Value = Result<[u8; N], Bad>;
@@ -196,7 +187,9 @@ impl<'de, const N: usize> Visitor<'de> for HexFixed<N> {
 }
 
 /// A value of 32 bytes or `null` (absent); a missing field is read as `null` by the caller.
-pub(super) struct Optional32;
+pub(super) struct Optional32 {
+    pub(super) skip: Skip,
+}
 
 impl<'de> DeserializeSeed<'de> for Optional32 {
     type Value = Result<Option<[u8; 32]>, Bad>;
@@ -223,6 +216,7 @@ impl<'de> Visitor<'de> for Optional32 {
 pub(super) struct HexBytes<'o> {
     pub(super) out: &'o mut Vec<u8>,
     pub(super) max: usize,
+    pub(super) skip: Skip,
 }
 
 impl<'de> DeserializeSeed<'de> for HexBytes<'_> {
