@@ -3,6 +3,9 @@
 //! `nice -n -20 cargo bench -p witness --bench witness -- --warm-up-time 1 --measurement-time 5 --sample-size 10`
 //!
 //! The real witnesses come from `$FVERKLE_VECTORS` (default `<workspace>/../shared/vectors`).
+//! `decode json large witness` reads `$FVERKLE_LARGE_WITNESS` (a block file holding one
+//! witness, e.g. `b5.json` of `scripts/bench-large-witness.sh 5 DIR`); unset, it decodes a
+//! synthetic block of 7,000 stems of the same shape instead.
 //! `verify witness N openings` needs a prover that builds N-opening witnesses from a tree;
 //! it waits for the tree crate.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
@@ -244,10 +247,46 @@ fn bench_decode_synthetic(c: &mut Criterion) {
     });
 }
 
+/// The JSON text of `$FVERKLE_LARGE_WITNESS`, or a synthetic block of 7,000 stems (two suffix
+/// diffs and two commitments each) written as go-verkle does; with a label saying which.
+fn large_witness_json() -> (String, String) {
+    if let Some(path) = std::env::var_os("FVERKLE_LARGE_WITNESS") {
+        let path = PathBuf::from(path);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!("FVERKLE_LARGE_WITNESS={}: unreadable ({e})", path.display())
+        });
+        return (path.display().to_string(), text);
+    }
+    let w = synthetic(7_000).to_witness().unwrap();
+    let block = serde_json::json!({"blockNumber": 5, "executionWitness": w.to_json_value()});
+    ("synthetic 7k stems".to_owned(), block.to_string())
+}
+
+/// Decoding a large block's witness from JSON text, as `fverkle verify` does (the text is
+/// already in memory), and from a document parsed beforehand.
+fn bench_decode_json_large(c: &mut Criterion) {
+    let (source, text) = large_witness_json();
+    let w = ExecutionWitness::from_json_str(&text).unwrap();
+    eprintln!(
+        "large witness ({source}): {} stems, {} keys, {} commitments, {} bytes of JSON",
+        w.state_diff().len(),
+        w.state_diff().suffix_diff_count(),
+        w.verkle_proof().commitments_by_path().len(),
+        text.len()
+    );
+    c.bench_function("decode json large witness", |b| {
+        b.iter(|| ExecutionWitness::from_json_str(black_box(&text)).unwrap())
+    });
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    c.bench_function("decode json large witness (parsed document)", |b| {
+        b.iter(|| ExecutionWitness::from_json_value(black_box(&doc)).unwrap())
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = bench_verify, bench_decode_share, bench_decode_synthetic
+    targets = bench_verify, bench_decode_share, bench_decode_synthetic, bench_decode_json_large
 }
 
 fn main() {

@@ -28,7 +28,7 @@ impl OwnedExecutionWitness {
 
     /// Reads a bare witness object (go-verkle JSON or its snake_case variant), with no search.
     pub fn from_json_witness(v: &serde_json::Value) -> Result<Self, JsonError> {
-        json::read_owned_at(v, "")
+        Ok(json::decode_bare(v)?.to_owned_witness())
     }
 }
 
@@ -40,14 +40,12 @@ impl ExecutionWitness {
     /// Errors with [`JsonError::Ambiguous`] when the document holds several; use
     /// [`find_json_witnesses`](crate::json::find_json_witnesses) for those.
     pub fn from_json_str(text: &str) -> Result<Self, JsonError> {
-        let value: serde_json::Value = serde_json::from_str(text)?;
-        Self::from_json_value(&value)
+        json::decode_str(text)
     }
 
     /// Like [`from_json_str`](Self::from_json_str), on a parsed document.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Self, JsonError> {
-        let (path, w) = json::find_one_witness(value)?;
-        Ok(json::read_owned_at(w, &path)?.to_witness()?)
+        json::decode_value(value)
     }
 
     /// Copies the witness into an owned, editable form.

@@ -8,6 +8,7 @@ mod alloc;
 mod canonical;
 mod common;
 mod hostile_json;
+mod json_stream;
 mod json_variants;
 mod keys;
 mod mutants;
