@@ -198,15 +198,12 @@ impl Tables {
 
     /// `log_g τ` for `τ` in the order-2³² group.
     pub(crate) fn dlog<M: FieldMul>(&self, m: M, tau: &Fq) -> u32 {
-        // pw[k] = τ^(2^(8k)).
-        let mut pw = [*tau; 4];
-        for k in 1..4 {
-            let mut y = pw[k - 1];
-            for _ in 0..8 {
-                y = m.square(&y);
-            }
-            pw[k] = y;
-        }
+        let [pw] = byte_powers(m, &[*tau]);
+        self.dlog_from_powers(m, &pw)
+    }
+
+    /// [`Tables::dlog`] from `pw[k] = τ^(2^(8k))` (see [`byte_powers`]).
+    pub(crate) fn dlog_from_powers<M: FieldMul>(&self, m: M, pw: &[Fq; 4]) -> u32 {
         // Byte k of e: g^(2^24·e_k) = pw[3−k] · g^(−2^(24−8k)·(e mod 2^(8k))).
         let mut e: u32 = 0;
         for k in 0..4usize {
@@ -225,6 +222,26 @@ impl Tables {
         }
         e
     }
+}
+
+/// `[τ, τ^(2^8), τ^(2^16), τ^(2^24)]` for each of `K` values, the squarings of the `K` in
+/// lockstep: the powers [`Tables::dlog_from_powers`] reads.
+pub(crate) fn byte_powers<M: FieldMul, const K: usize>(m: M, tau: &[Fq; K]) -> [[Fq; 4]; K] {
+    let mut pw = [[Fq::zero(); 4]; K];
+    let mut y = *tau;
+    for k in 0..4 {
+        if k > 0 {
+            for _ in 0..8 {
+                for v in y.iter_mut() {
+                    *v = m.square(v);
+                }
+            }
+        }
+        for (p, v) in pw.iter_mut().zip(&y) {
+            p[k] = *v;
+        }
+    }
+    pw
 }
 
 /// `√(u/v)` when `v ≠ 0` and `u/v` is a square (either root); `None` otherwise.
@@ -294,15 +311,20 @@ fn sqrt_ratio_many_with<M: FieldMul>(m: M, u: &[Fq], v: &[Fq], out: &mut [Option
         if k < count {
             s[k] = tb.half_m.pow(m, &x[k]);
         }
-        for k in 0..count {
-            let c = m.mul(&s[k], &x[k]); // x^((m+1)/2)
-            let tau = m.mul(&c, &s[k]); // x^m
-            let e = tb.dlog(m, &tau);
-            out[todo[k]] = if e & 1 == 1 {
-                None
-            } else {
-                Some(m.mul(&c, &tb.g_neg_pow(m, e >> 1)))
-            };
+        let c: [Fq; GROUP] = core::array::from_fn(|k| m.mul(&s[k], &x[k])); // x^((m+1)/2)
+        let tau: [Fq; GROUP] = core::array::from_fn(|k| m.mul(&c[k], &s[k])); // x^m
+        let mut k = 0;
+        while k < count {
+            let pw = byte_powers(m, &[tau[k], tau[(k + 1).min(GROUP - 1)]]);
+            for (j, pw) in pw.iter().enumerate().take(count - k) {
+                let e = tb.dlog_from_powers(m, pw);
+                out[todo[k + j]] = if e & 1 == 1 {
+                    None
+                } else {
+                    Some(m.mul(&c[k + j], &tb.g_neg_pow(m, e >> 1)))
+                };
+            }
+            k += 2;
         }
     }
 }
