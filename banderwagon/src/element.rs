@@ -87,7 +87,8 @@ fn fq_from_be_bytes_canonical(bytes: &[u8; 32]) -> Option<Fq> {
 /// (the subgroup check), computed only when the point is on the curve.
 ///
 /// `y² = u/v` with `u = 1 − a·x²`, `v = 1 − d·x²`: one exponentiation gives `√(u/v)`
-/// without an inversion (see `sqrt/mod.rs`); a second one gives the Legendre symbol of `u`.
+/// without an inversion (see `sqrt/mod.rs`), and a binary GCD the Legendre symbol of `u`.
+/// ([`Element::decode_into`] shares the divisions of a group of points instead.)
 fn decode_x(x: &Fq) -> Result<Fq, DecodeError> {
     let (u, v) = curve_uv(x);
     positive_y(&u, crate::sqrt::sqrt_ratio(&u, &v))
@@ -110,6 +111,43 @@ fn positive_y(u: &Fq, root: Option<Fq>) -> Result<Fq, DecodeError> {
         return Err(DecodeError::NotInSubgroup);
     }
     Ok(if is_positive(&y) { y } else { -y })
+}
+
+/// Points per group of the portable [`Element::decode_into`]: one field inversion each.
+const DECODE_GROUP: usize = 32;
+
+/// [`Element::decode_into`] in groups of `G` encodings: `roots(u, v, ys)` sets each
+/// `ys[i]` to `√(u[i]/v[i])` (either root) or `None`, as [`crate::sqrt::sqrt_ratio`]
+/// does; a short group's missing entries and a non-canonical x take x = 0 and are not used.
+fn decode_groups<const G: usize>(
+    encodings: &[&[u8; 32]],
+    out: &mut [Element],
+    mut roots: impl FnMut(&[Fq; G], &[Fq; G], &mut [Option<Fq>; G]),
+) -> Option<(usize, DecodeError)> {
+    let mut first = None;
+    for (g, (group, slots)) in encodings.chunks(G).zip(out.chunks_mut(G)).enumerate() {
+        let xs: [Option<Fq>; G] =
+            core::array::from_fn(|i| group.get(i).and_then(|e| fq_from_be_bytes_canonical(e)));
+        let uv: [(Fq, Fq); G] = core::array::from_fn(|i| curve_uv(&xs[i].unwrap_or_default()));
+        let u: [Fq; G] = core::array::from_fn(|i| uv[i].0);
+        let v: [Fq; G] = core::array::from_fn(|i| uv[i].1);
+        let mut ys = [None; G];
+        roots(&u, &v, &mut ys);
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let decoded = xs[i].ok_or(DecodeError::NotCanonical).and_then(|x| {
+                let y = positive_y(&u[i], ys[i])?;
+                Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
+            });
+            match decoded {
+                Ok(p) => *slot = p,
+                Err(err) => {
+                    *slot = Element::identity();
+                    first = first.or(Some((g * G + i, err)));
+                }
+            }
+        }
+    }
+    first
 }
 
 /// Subgroup check for Banderwagon: `1 - a·x²` must be a non-zero square.
@@ -192,7 +230,8 @@ impl Element {
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            const CHUNK: usize = 16;
+            // Four groups of the portable decoder per job.
+            const CHUNK: usize = 4 * DECODE_GROUP;
             if encodings.len() > CHUNK {
                 let chunks: Vec<Result<Vec<Element>, (usize, DecodeError)>> = encodings
                     .par_chunks(CHUNK)
@@ -223,8 +262,9 @@ impl Element {
 
     /// Decodes every encoding into `out` (the identity where one fails; pairs beyond the
     /// shorter slice are left alone) and returns the first failure, its index and why: what
-    /// [`Element::from_bytes`] gives for each. Where the processor has AVX-512 IFMA the
-    /// square roots run eight at a time.
+    /// [`Element::from_bytes`] gives for each. The square roots of a group of points share
+    /// one field inversion and run two at a time, or eight at a time where the processor
+    /// has AVX-512 IFMA.
     pub fn decode_into(
         encodings: &[&[u8; 32]],
         out: &mut [Element],
@@ -233,60 +273,13 @@ impl Element {
         let (encodings, out) = (&encodings[..n], &mut out[..n]);
         #[cfg(all(target_arch = "x86_64", feature = "asm"))]
         if let Some(ifma) = crate::field::lanes() {
-            return Self::decode_into_lanes(ifma, encodings, out);
+            return decode_groups(encodings, out, |u, v, ys| {
+                *ys = crate::sqrt::lanes::sqrt_ratio8(ifma, u, v);
+            });
         }
-        let mut first = None;
-        for (i, (e, slot)) in encodings.iter().zip(out.iter_mut()).enumerate() {
-            match Self::decode_array(e) {
-                Ok(p) => *slot = p,
-                Err(err) => {
-                    *slot = Element::identity();
-                    first = first.or(Some((i, err)));
-                }
-            }
-        }
-        first
-    }
-
-    /// [`Element::decode_into`] with the square roots eight at a time on the IFMA lanes.
-    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
-    fn decode_into_lanes(
-        ifma: crate::field::ifma::Ifma,
-        encodings: &[&[u8; 32]],
-        out: &mut [Element],
-    ) -> Option<(usize, DecodeError)> {
-        use crate::field::ifma::LANES;
-        use crate::sqrt::lanes::sqrt_ratio8;
-        let mut first = None;
-        for (g, (group, slots)) in encodings
-            .chunks(LANES)
-            .zip(out.chunks_mut(LANES))
-            .enumerate()
-        {
-            // x, u = 1 − a·x², v = 1 − d·x² per lane; a short group's missing lanes and a
-            // non-canonical x take x = 0 and are not used.
-            let xs: [Option<Fq>; LANES] =
-                core::array::from_fn(|i| group.get(i).and_then(|e| fq_from_be_bytes_canonical(e)));
-            let uv: [(Fq, Fq); LANES] =
-                core::array::from_fn(|i| curve_uv(&xs[i].unwrap_or_default()));
-            let u: [Fq; LANES] = core::array::from_fn(|i| uv[i].0);
-            let v: [Fq; LANES] = core::array::from_fn(|i| uv[i].1);
-            let ys = sqrt_ratio8(ifma, &u, &v);
-            for (i, slot) in slots.iter_mut().enumerate() {
-                let decoded = xs[i].ok_or(DecodeError::NotCanonical).and_then(|x| {
-                    let y = positive_y(&u[i], ys[i])?;
-                    Ok(Element(EdwardsAffine::new_unchecked(x, y).into()))
-                });
-                match decoded {
-                    Ok(p) => *slot = p,
-                    Err(err) => {
-                        *slot = Element::identity();
-                        first = first.or(Some((g * LANES + i, err)));
-                    }
-                }
-            }
-        }
-        first
+        decode_groups::<DECODE_GROUP>(encodings, out, |u, v, ys| {
+            crate::sqrt::sqrt_ratio_many(u, v, ys);
+        })
     }
 
     /// Decodes an uncompressed pair of big-endian coordinates, as go-ipa's untrusted

@@ -1,10 +1,11 @@
 //! Variable-base multi-scalar multiplication.
 //!
 //! Up to a few dozen terms, Straus' method (one doubling chain shared by all terms); above
-//! that, the signed-digit bucket method (Pippenger) over points normalised once to
-//! extended-affine form, its windows split across rayon threads when the `parallel` feature
-//! is on; on processors with AVX-512 IFMA eight windows per pass on the lanes
-//! (`msm/lanes.rs`). [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM`
+//! that, the signed-digit bucket method (Pippenger), its windows split across rayon threads
+//! when the `parallel` feature is on: on processors with AVX-512 IFMA eight windows per
+//! pass on the lanes (`msm/lanes.rs`) over points normalised once to extended-affine form;
+//! elsewhere, from a few hundred terms, with the bucket additions batched in affine
+//! coordinates on the Montgomery model, one inversion per batch (`msm/affine.rs`). [`vartime_multi_scalar_mul_affine`] keeps arkworks' `VariableBaseMSM`
 //! for bases already in plain affine form.
 
 use crate::prelude::*;
@@ -20,6 +21,7 @@ use crate::prepared::{
 };
 use crate::{Element, Fr};
 
+mod affine;
 #[cfg(all(target_arch = "x86_64", feature = "asm"))]
 mod lanes;
 
@@ -29,6 +31,10 @@ const NAIVE_THRESHOLD: usize = 16;
 const STRAUS_THRESHOLD: usize = 48;
 /// wNAF width for Straus: odd multiples up to 15·P, 8 table points per base.
 const STRAUS_WNAF: usize = 5;
+/// From this many terms (without the IFMA lanes) the bucket method batches its bucket
+/// additions in affine coordinates (`affine.rs`): below, the map to the Montgomery model
+/// and back costs what the cheaper additions save.
+const AFFINE_THRESHOLD: usize = 4096;
 
 /// `Σ scalars[i]·points[i]`, variable time (inputs are public in every use here).
 ///
@@ -37,6 +43,13 @@ pub fn vartime_multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
     let n = points.len().min(scalars.len());
     if n <= STRAUS_THRESHOLD {
         return vartime_straus(&points[..n], &scalars[..n]);
+    }
+    // The IFMA lanes keep their projective buckets: eight windows per pass beat the
+    // batched affine additions there.
+    if n >= AFFINE_THRESHOLD && crate::field::lanes().is_none() {
+        if let Some(sum) = pippenger_affine(&points[..n], &scalars[..n]) {
+            return sum;
+        }
     }
     let proj: Vec<EdwardsProjective> = points[..n].iter().map(|p| p.0).collect();
     vartime_pippenger(
@@ -56,6 +69,72 @@ fn vartime_pippenger(points: &[PreparedPoint], scalars: &[Fr]) -> Element {
         return pippenger_lanes(ifma, &points[..n], &scalars[..n]);
     }
     pippenger_scalar(&points[..n], &scalars[..n])
+}
+
+/// The bucket method with its bucket additions batched in affine coordinates on the
+/// Montgomery model (`affine.rs`), one window per rayon job. Terms with the identity or a
+/// zero scalar are dropped first. `None` if some point is outside the group (no
+/// `Element` is; the caller then takes the projective method).
+fn pippenger_affine(points: &[Element], scalars: &[Fr]) -> Option<Element> {
+    let (proj, kept): (Vec<EdwardsProjective>, Vec<Fr>) = points
+        .iter()
+        .zip(scalars)
+        .filter(|(p, s)| !p.0.x.is_zero() && !s.is_zero())
+        .map(|(p, s)| (p.0, *s))
+        .unzip();
+    let n = proj.len();
+    let md = affine::model();
+    let mut mont = vec![affine::MontPoint::default(); n];
+    const CHUNK: usize = 2048;
+    let convert = |(chunk, out): (&[EdwardsProjective], &mut [affine::MontPoint])| -> bool {
+        with_field_mul!(|m| affine::to_model(m, md, chunk, out))
+    };
+    #[cfg(feature = "parallel")]
+    let ok = {
+        use rayon::prelude::*;
+        proj.par_chunks(CHUNK)
+            .zip(mont.par_chunks_mut(CHUNK))
+            .all(convert)
+    };
+    #[cfg(not(feature = "parallel"))]
+    let ok = proj.chunks(CHUNK).zip(mont.chunks_mut(CHUNK)).all(convert);
+    if !ok {
+        return None;
+    }
+    let c = affine_window(n);
+    let nw = windows(c);
+    let digits = recode(&kept, c, nw);
+    let window_sum = |j: usize| -> EdwardsProjective {
+        with_field_mul!(|m| {
+            bucket_sums(m, &affine::window_buckets(m, md, &mont, &digits, c, nw, j)).0
+        })
+    };
+    #[cfg(feature = "parallel")]
+    let sums: Vec<EdwardsProjective> = {
+        use rayon::prelude::*;
+        (0..nw)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(window_sum)
+            .collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let sums: Vec<EdwardsProjective> = (0..nw).map(window_sum).collect();
+    Some(combine_windows(&sums, c))
+}
+
+/// The window minimising the field multiplications of [`pippenger_affine`], counted in
+/// tenths: per term and window six for the batched affine addition, one for the
+/// bookkeeping and the batch's share of its inversion (about seventy); per bucket and
+/// window a map back to Edwards and two full additions (25). `4 ≤ c ≤ 16`.
+fn affine_window(n: usize) -> u32 {
+    let cost = |c: u32| -> u64 {
+        let windows = (253 + c as u64) / c as u64;
+        let buckets = 1u64 << (c - 1);
+        let per_term = 70 + 700 / affine::batch_len(buckets as usize) as u64;
+        windows * (per_term * n as u64 + 250 * buckets)
+    };
+    (4..=16u32).min_by_key(|c| cost(*c)).unwrap_or(8)
 }
 
 /// [`vartime_pippenger`] one window per rayon job on the scalar field backend.
@@ -345,6 +424,7 @@ fn straus_sum<M: FieldMul>(
 mod tests {
     use super::*;
     use ark_ff::UniformRand;
+    use rand::SeedableRng;
 
     #[test]
     fn window_choice() {
@@ -461,6 +541,154 @@ mod tests {
         // Small inputs: narrow windows, no slices.
         let (c, slices) = lanes_window(100, 2);
         assert!(c <= 8 && slices == 1, "{c} {slices}");
+    }
+
+    /// Inputs that stress the bucket additions' special cases, each with its name: random;
+    /// identity points (both representatives); one point repeated; `P` and `−P` with equal
+    /// and with opposite scalars (cancelling and doubling in one bucket); zero scalars; all
+    /// scalars equal (every point in one bucket per window), with distinct and with equal
+    /// points; small scalars of both signs; points of the `(0, −1)` coset.
+    fn adversarial_inputs(n: usize, seed: u64) -> Vec<(&'static str, Vec<Element>, Vec<Fr>)> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let random_points = |rng: &mut rand::rngs::StdRng| -> Vec<Element> {
+            (0..n)
+                .map(|_| Element::generator() * Fr::rand(rng))
+                .collect()
+        };
+        let random_scalars =
+            |rng: &mut rand::rngs::StdRng| -> Vec<Fr> { (0..n).map(|_| Fr::rand(rng)).collect() };
+        let two_torsion = EdwardsProjective::new_unchecked(
+            crate::Fq::zero(),
+            -crate::Fq::from(1u64),
+            crate::Fq::zero(),
+            crate::Fq::from(1u64),
+        );
+        let mut cases = Vec::new();
+        cases.push(("random", random_points(&mut rng), random_scalars(&mut rng)));
+        let mut pts = random_points(&mut rng);
+        for (i, p) in pts.iter_mut().enumerate() {
+            match i % 5 {
+                0 => *p = Element::identity(),
+                1 => *p = Element(two_torsion),
+                _ => {}
+            }
+        }
+        cases.push(("identity points", pts, random_scalars(&mut rng)));
+        let p = Element::generator() * Fr::rand(&mut rng);
+        cases.push(("one point repeated", vec![p; n], random_scalars(&mut rng)));
+        let base = random_points(&mut rng);
+        let s = random_scalars(&mut rng);
+        let pm: Vec<Element> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    base[i / 2]
+                } else {
+                    -base[i / 2]
+                }
+            })
+            .collect();
+        let same: Vec<Fr> = (0..n).map(|i| s[i / 2]).collect();
+        let opposite: Vec<Fr> = (0..n)
+            .map(|i| if i % 2 == 0 { s[i / 2] } else { -s[i / 2] })
+            .collect();
+        cases.push(("P and -P, equal scalars", pm.clone(), same));
+        cases.push(("P and -P, opposite scalars", pm, opposite));
+        let mut zeros = random_scalars(&mut rng);
+        for z in zeros.iter_mut().step_by(3) {
+            *z = Fr::zero();
+        }
+        cases.push(("some zero scalars", random_points(&mut rng), zeros));
+        cases.push((
+            "all zero scalars",
+            random_points(&mut rng),
+            vec![Fr::zero(); n],
+        ));
+        let e = Fr::rand(&mut rng);
+        cases.push(("all scalars equal", random_points(&mut rng), vec![e; n]));
+        cases.push(("all points and scalars equal", vec![p; n], vec![e; n]));
+        let small: Vec<Fr> = (0..n)
+            .map(|i| match i % 4 {
+                0 => Fr::from(1u64),
+                1 => -Fr::from(1u64),
+                2 => Fr::from(2u64),
+                _ => -Fr::from(3u64),
+            })
+            .collect();
+        cases.push(("small scalars", random_points(&mut rng), small));
+        let coset: Vec<Element> = random_points(&mut rng)
+            .into_iter()
+            .map(|p| Element(p.0 + two_torsion))
+            .collect();
+        cases.push(("(0, -1) coset points", coset, random_scalars(&mut rng)));
+        cases
+    }
+
+    /// Every bucket method (batched affine, projective, IFMA lanes where present) and the
+    /// entry point give the sum of the definition on the adversarial inputs.
+    #[test]
+    fn bucket_methods_match_naive_on_adversarial_inputs() {
+        for (n, seed) in [(600, 1u64), (1500, 2), (AFFINE_THRESHOLD + 1, 3)] {
+            for (name, pts, sc) in adversarial_inputs(n, seed) {
+                let naive: Element = if n <= 1500 {
+                    pts.iter().zip(&sc).map(|(p, s)| *p * *s).sum()
+                } else {
+                    let proj: Vec<EdwardsProjective> = pts.iter().map(|p| p.0).collect();
+                    pippenger_scalar(&PreparedPoint::batch_from_projective(&proj), &sc)
+                };
+                assert_eq!(pippenger_affine(&pts, &sc), Some(naive), "{name}, n = {n}");
+                assert_eq!(
+                    vartime_multi_scalar_mul(&pts, &sc),
+                    naive,
+                    "{name}, n = {n}"
+                );
+                let proj: Vec<EdwardsProjective> = pts.iter().map(|p| p.0).collect();
+                let prepared = PreparedPoint::batch_from_projective(&proj);
+                assert_eq!(pippenger_scalar(&prepared, &sc), naive, "{name}, n = {n}");
+                #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+                if let Some(ifma) = crate::field::ifma::Ifma::detect() {
+                    assert_eq!(
+                        pippenger_lanes(ifma, &prepared, &sc),
+                        naive,
+                        "{name}, n = {n}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The batched affine window sums equal the projective ones window by window, on each
+    /// field backend, for several widths (a narrow window puts many points in each bucket).
+    #[test]
+    fn affine_window_sums_match_projective() {
+        use crate::field::Portable;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        let n = 2000;
+        let mut pts: Vec<EdwardsProjective> = (0..n)
+            .map(|_| (Element::generator() * Fr::rand(&mut rng)).0)
+            .collect();
+        pts[7] = pts[3];
+        pts[9] = -pts[3];
+        let prepared = PreparedPoint::batch_from_projective(&pts);
+        let md = affine::model();
+        let mut mont = vec![affine::MontPoint::default(); n];
+        assert!(affine::to_model(Portable, md, &pts, &mut mont));
+        let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        for c in [3u32, 6, 11] {
+            let nw = windows(c);
+            let digits = recode(&scalars, c, nw);
+            for j in [0, nw / 2, nw - 1] {
+                let want = window_sum(Portable, &prepared, &digits, c, nw, j);
+                let buckets = affine::window_buckets(Portable, md, &mont, &digits, c, nw, j);
+                let got = bucket_sums(Portable, &buckets).0;
+                assert_eq!(got, want, "c = {c}, window {j}");
+                #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+                if let Some(adx) = crate::field::Adx::detect() {
+                    let buckets = affine::window_buckets(adx, md, &mont, &digits, c, nw, j);
+                    let got = bucket_sums(adx, &buckets).0;
+                    assert_eq!(got, want, "c = {c}, window {j}, ADX");
+                }
+            }
+        }
     }
 
     #[test]

@@ -100,9 +100,14 @@ fn pow(schedule: &Schedule, x: &F8) -> F8 {
     acc
 }
 
-/// `(c, τ)` of each lane: `c = u^((m+1)/2)·v^(−(m+1)/2)`, `τ = (u/v)^m` (non-zero inputs).
+/// `c` and `τ^(2^(8k))` for `k = 0..4` of each lane, `c = u^((m+1)/2)·v^(−(m+1)/2)`,
+/// `τ = (u/v)^m` (non-zero inputs): the discrete logarithm's squarings on the lanes too.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn fixed_part(u: &[Fq; LANES], v: &[Fq; LANES], schedule: &Schedule) -> ([Fq; LANES], [Fq; LANES]) {
+fn fixed_part(
+    u: &[Fq; LANES],
+    v: &[Fq; LANES],
+    schedule: &Schedule,
+) -> ([Fq; LANES], [[Fq; LANES]; 4]) {
     let to_own = splat_words(&two_pow(264));
     let to_arkworks = splat_words(&two_pow(256));
     let u = ifma::mul(&load(u), &to_own);
@@ -113,7 +118,15 @@ fn fixed_part(u: &[Fq; LANES], v: &[Fq; LANES], schedule: &Schedule) -> ([Fq; LA
     let c = ifma::mul(&s, &u);
     let tau = ifma::mul(&ifma::mul(&c, &s), &v);
     let back = |x: &F8| unload(&ifma::reduce(&ifma::mul(x, &to_arkworks)));
-    (back(&c), back(&tau))
+    let mut pw = [tau; 4];
+    for k in 1..4 {
+        let mut y = pw[k - 1];
+        for _ in 0..8 {
+            y = square(&y);
+        }
+        pw[k] = y;
+    }
+    (back(&c), pw.map(|p| back(&p)))
 }
 
 /// `sqrt::sqrt_ratio(u[i], v[i])` for each lane `i`: `None` where `v` is zero or `u/v` is
@@ -125,7 +138,7 @@ pub(crate) fn sqrt_ratio8(_ifma: Ifma, u: &[Fq; LANES], v: &[Fq; LANES]) -> [Opt
     let vv: [Fq; LANES] = core::array::from_fn(|l| if zero(l) { Fq::one() } else { v[l] });
     let tb = tables();
     // SAFETY: the `Ifma` token proves AVX-512F and AVX-512 IFMA were detected.
-    let (c, tau) = unsafe { fixed_part(&uu, &vv, &tb.half_m) };
+    let (c, pw) = unsafe { fixed_part(&uu, &vv, &tb.half_m) };
     core::array::from_fn(|l| {
         if v[l].is_zero() {
             return None;
@@ -134,7 +147,7 @@ pub(crate) fn sqrt_ratio8(_ifma: Ifma, u: &[Fq; LANES], v: &[Fq; LANES]) -> [Opt
             return Some(Fq::zero());
         }
         with_field_mul!(|m| {
-            let e = tb.dlog(m, &tau[l]);
+            let e = tb.dlog_from_powers(m, &[pw[0][l], pw[1][l], pw[2][l], pw[3][l]]);
             if e & 1 == 1 {
                 None
             } else {

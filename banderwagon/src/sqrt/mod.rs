@@ -11,6 +11,9 @@
 //! * `log_g τ` is found 8 bits at a time from `τ^(2^24)`, `τ^(2^16)`, `τ^(2^8)`, `τ`
 //!   (24 squarings) and the tables `T_k[j] = g^(−j·2^(8k))`.
 //!
+//! * Many roots at once (`sqrt_ratio_many`) divide first, with one inversion for a group,
+//!   and take `s = x^((m−1)/2)` directly, two exponentiations in lockstep.
+//!
 //! Exponentiations use a precomputed sliding-window schedule (width 5). Square-ness alone
 //! (the subgroup check) uses the Legendre symbol of `crate::legendre` (a binary GCD on
 //! 64-bit approximations, ≈ 0.7 µs), with the binary Jacobi symbol (≈ 1.8 µs) as its
@@ -99,6 +102,35 @@ impl Schedule {
     }
 }
 
+impl Schedule {
+    /// [`Schedule::pow`] of `K` values in lockstep: each step's `K` products are
+    /// independent, so the processor overlaps them (a lone exponentiation waits on each
+    /// product's latency).
+    pub(crate) fn pow_many<M: FieldMul, const K: usize>(&self, m: M, x: &[Fq; K]) -> [Fq; K] {
+        let mut odd = [[Fq::one(); K]; 1 << (WINDOW - 1)];
+        odd[0] = *x;
+        let x2: [Fq; K] = core::array::from_fn(|i| m.square(&x[i]));
+        for k in 1..odd.len() {
+            odd[k] = core::array::from_fn(|i| m.mul(&odd[k - 1][i], &x2[i]));
+        }
+        let mut acc = odd[(self.first >> 1) as usize];
+        for &(sq, d) in &self.steps {
+            for _ in 0..sq {
+                for a in acc.iter_mut() {
+                    *a = m.square(a);
+                }
+            }
+            if d != 0 {
+                let t = &odd[(d >> 1) as usize];
+                for (a, t) in acc.iter_mut().zip(t) {
+                    *a = m.mul(a, t);
+                }
+            }
+        }
+        acc
+    }
+}
+
 /// Precomputed schedules and discrete-log tables.
 pub(crate) struct Tables {
     /// `(m − 1)/2`.
@@ -166,15 +198,12 @@ impl Tables {
 
     /// `log_g τ` for `τ` in the order-2³² group.
     pub(crate) fn dlog<M: FieldMul>(&self, m: M, tau: &Fq) -> u32 {
-        // pw[k] = τ^(2^(8k)).
-        let mut pw = [*tau; 4];
-        for k in 1..4 {
-            let mut y = pw[k - 1];
-            for _ in 0..8 {
-                y = m.square(&y);
-            }
-            pw[k] = y;
-        }
+        let [pw] = byte_powers(m, &[*tau]);
+        self.dlog_from_powers(m, &pw)
+    }
+
+    /// [`Tables::dlog`] from `pw[k] = τ^(2^(8k))` (see [`byte_powers`]).
+    pub(crate) fn dlog_from_powers<M: FieldMul>(&self, m: M, pw: &[Fq; 4]) -> u32 {
         // Byte k of e: g^(2^24·e_k) = pw[3−k] · g^(−2^(24−8k)·(e mod 2^(8k))).
         let mut e: u32 = 0;
         for k in 0..4usize {
@@ -195,6 +224,26 @@ impl Tables {
     }
 }
 
+/// `[τ, τ^(2^8), τ^(2^16), τ^(2^24)]` for each of `K` values, the squarings of the `K` in
+/// lockstep: the powers [`Tables::dlog_from_powers`] reads.
+pub(crate) fn byte_powers<M: FieldMul, const K: usize>(m: M, tau: &[Fq; K]) -> [[Fq; 4]; K] {
+    let mut pw = [[Fq::zero(); 4]; K];
+    let mut y = *tau;
+    for k in 0..4 {
+        if k > 0 {
+            for _ in 0..8 {
+                for v in y.iter_mut() {
+                    *v = m.square(v);
+                }
+            }
+        }
+        for (p, v) in pw.iter_mut().zip(&y) {
+            p[k] = *v;
+        }
+    }
+    pw
+}
+
 /// `√(u/v)` when `v ≠ 0` and `u/v` is a square (either root); `None` otherwise.
 pub(crate) fn sqrt_ratio(u: &Fq, v: &Fq) -> Option<Fq> {
     // The 8-lane version (`sqrt/lanes.rs`) treats zero inputs the same way.
@@ -205,6 +254,79 @@ pub(crate) fn sqrt_ratio(u: &Fq, v: &Fq) -> Option<Fq> {
         return Some(Fq::zero());
     }
     with_field_mul!(|m| sqrt_ratio_nonzero(m, u, v))
+}
+
+/// [`sqrt_ratio`] of each pair `(u[i], v[i])` into `out[i]` (pairs beyond the shortest
+/// slice are left alone). The divisions share one field inversion (Montgomery's trick),
+/// so each root is that of `x = u/v` directly: `s = x^((m−1)/2)`, `c = s·x`, `τ = c·s`,
+/// with no `v^(2³²−1)` chain; and the exponentiations run two at a time in lockstep
+/// ([`Schedule::pow_many`]).
+pub(crate) fn sqrt_ratio_many(u: &[Fq], v: &[Fq], out: &mut [Option<Fq>]) {
+    with_field_mul!(|m| sqrt_ratio_many_with(m, u, v, out))
+}
+
+fn sqrt_ratio_many_with<M: FieldMul>(m: M, u: &[Fq], v: &[Fq], out: &mut [Option<Fq>]) {
+    /// Pairs per inversion.
+    const GROUP: usize = 32;
+    let tb = tables();
+    for ((u, v), out) in u
+        .chunks(GROUP)
+        .zip(v.chunks(GROUP))
+        .zip(out.chunks_mut(GROUP))
+    {
+        let n = u.len().min(v.len()).min(out.len());
+        // x = u/v for the non-zero u and v; `todo` lists them.
+        let mut x = [Fq::zero(); GROUP];
+        let mut prefix = [Fq::zero(); GROUP];
+        let mut todo = [0usize; GROUP];
+        let mut count = 0;
+        let mut acc = Fq::one();
+        for i in 0..n {
+            if v[i].is_zero() {
+                out[i] = None;
+            } else if u[i].is_zero() {
+                out[i] = Some(Fq::zero());
+            } else {
+                prefix[count] = acc;
+                acc = m.mul(&acc, &v[i]);
+                todo[count] = i;
+                count += 1;
+            }
+        }
+        // A product of non-zero values.
+        let mut inv = crate::inverse::fq_inverse(&acc).unwrap_or_default();
+        for k in (0..count).rev() {
+            let i = todo[k];
+            x[k] = m.mul(&m.mul(&inv, &prefix[k]), &u[i]);
+            inv = m.mul(&inv, &v[i]);
+        }
+        let mut s = [Fq::zero(); GROUP];
+        let mut k = 0;
+        while k + 1 < count {
+            let [a, b] = tb.half_m.pow_many(m, &[x[k], x[k + 1]]);
+            s[k] = a;
+            s[k + 1] = b;
+            k += 2;
+        }
+        if k < count {
+            s[k] = tb.half_m.pow(m, &x[k]);
+        }
+        let c: [Fq; GROUP] = core::array::from_fn(|k| m.mul(&s[k], &x[k])); // x^((m+1)/2)
+        let tau: [Fq; GROUP] = core::array::from_fn(|k| m.mul(&c[k], &s[k])); // x^m
+        let mut k = 0;
+        while k < count {
+            let pw = byte_powers(m, &[tau[k], tau[(k + 1).min(GROUP - 1)]]);
+            for (j, pw) in pw.iter().enumerate().take(count - k) {
+                let e = tb.dlog_from_powers(m, pw);
+                out[todo[k + j]] = if e & 1 == 1 {
+                    None
+                } else {
+                    Some(m.mul(&c[k + j], &tb.g_neg_pow(m, e >> 1)))
+                };
+            }
+            k += 2;
+        }
+    }
 }
 
 /// [`sqrt_ratio`] for non-zero `u` and `v`.
@@ -480,6 +602,35 @@ mod tests {
         for shift in [63u32, 64, 65, 127, 128, 200, 250] {
             let x = Fq::from(2u64).pow([shift as u64]);
             assert_eq!(is_nonzero_square(&x), x.legendre().is_qr(), "2^{shift}");
+        }
+    }
+
+    /// The batched roots are roots exactly when [`sqrt_ratio`] finds one (the same root
+    /// up to sign), zero inputs included, for every length around the group size.
+    #[test]
+    fn sqrt_ratio_many_agrees() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut u: Vec<Fq> = (0..150).map(|_| Fq::rand(&mut rng)).collect();
+        let mut v: Vec<Fq> = (0..150).map(|_| Fq::rand(&mut rng)).collect();
+        for i in (0..150).step_by(7) {
+            u[i] = Fq::zero();
+        }
+        for i in (0..150).step_by(11) {
+            v[i] = Fq::zero();
+        }
+        for i in (0..150).step_by(5) {
+            u[i] = v[i] * Fq::rand(&mut rng).square();
+        }
+        for n in [0usize, 1, 2, 3, 31, 32, 33, 64, 150] {
+            let mut out = vec![Some(Fq::one()); n];
+            sqrt_ratio_many(&u[..n], &v[..n], &mut out);
+            for i in 0..n {
+                let want = sqrt_ratio(&u[i], &v[i]);
+                assert_eq!(out[i].is_some(), want.is_some(), "n = {n}, i = {i}");
+                if let (Some(a), Some(b)) = (out[i], want) {
+                    assert!(a == b || a == -b, "n = {n}, i = {i}");
+                }
+            }
         }
     }
 
