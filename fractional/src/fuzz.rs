@@ -411,7 +411,10 @@ pub fn fractional_edits(data: &[u8]) -> Outcome {
             continue;
         };
         let mut true_post = |writes: &Writes| true_roots(w, writes);
-        match honest.truth.check_fractional(&v, Some(&mut true_post)) {
+        match honest
+            .truth
+            .check_fractional(&v, &anchor, Some(&mut true_post))
+        {
             Ok(checked) => outcome = Outcome::Accepted(checked),
             Err(claim) => {
                 panic!("a proof verified under {anchor:?} makes a false claim: {claim}")
@@ -454,6 +457,25 @@ mod tests {
     #[test]
     fn without_proving_again_a_new_value_edit_fails_the_transcript() {
         assert_eq!(fractional_edits(&[0x80, 6, 0, 1, 1, 42]), Outcome::Rejected);
+    }
+
+    #[test]
+    fn a_flipped_sibling_is_unproven_under_the_state_root_and_rejected_under_the_coordinator_root()
+    {
+        // Proof 0, proven again; edit 11 (the siblings): flip bit 0 of sibling 0. The
+        // coordinator root it then reports under a state-root anchor is not a claim (§5.2).
+        let Outcome::Accepted(c) = fractional_edits(&[87, 87, 65]) else {
+            panic!("the state-root anchor rejects a proof whose siblings it does not bind");
+        };
+        assert!(c.post_state && c.same_writes, "{c:?}");
+        let w = world();
+        let mut p = w.proofs[0].proof.clone();
+        if let Some(s) = p.siblings.as_mut().and_then(|s| s.first_mut()) {
+            s[0] ^= 1;
+        }
+        reprove(w, &mut p);
+        let bytes = Bytes::from(p.to_bytes().expect("encodes"));
+        assert!(verify_fractional_bytes(bytes, &Anchor::CoordinatorRoot(w.coordinator)).is_err());
     }
 
     #[test]

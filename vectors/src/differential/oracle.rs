@@ -69,7 +69,7 @@ pub(crate) fn check(m: &Mutant, truth: &Truth) -> Result<Checked, String> {
             let v = verify_fractional_bytes(bytes::Bytes::from(proof), &anchor)
                 .map_err(|e| unverifiable(e.to_string()))?;
             truth
-                .check_fractional(&v, None)
+                .check_fractional(&v, &anchor, None)
                 .map_err(|claim| format!("false claim: {claim}"))
         }
     }

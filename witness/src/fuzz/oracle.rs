@@ -4,8 +4,9 @@
 //! A [`Truth`] is taken from the honest original as the verifier reports it (or, where the
 //! whole pre-state is known, from that state as well, [`Truth::with_state`]). An accepted
 //! mutant is held to it claim by claim ([`Truth::check_witness`], [`Truth::check_fractional`]):
-//! 1. its pre-state root (and coordinator root) is the original's, as a point: another
-//!    encoding of the same point is the same claim;
+//! 1. its pre-state root is the original's, as a point: another encoding of the same point
+//!    is the same claim (for a fractional proof, the root its anchor binds: the state root
+//!    or the coordinator root; the other is not proven, `spec/FRACTIONAL.md` §5.2);
 //! 2. every node it proves is one the original proves at the same path, of the same kind,
 //!    with the same commitment and (a leaf) the same stem;
 //! 3. every key's proven current value is the true one: the original's for its own keys,
@@ -16,7 +17,8 @@
 //! 4. its post-state roots: when its writes are the original's (give or take writes of a
 //!    key's current value) they equal the original's; otherwise they equal the roots a
 //!    caller that knows the state computes for those writes, or, without one, differ from
-//!    the original's. Skipped when the mutant has unbound writes (its post-state root is then
+//!    the original's (for a fractional proof, the root its anchor binds). Skipped when the
+//!    mutant has unbound writes (its post-state root is then
 //!    reported as trusting the prover).
 
 use crate::prelude::*;
@@ -26,7 +28,7 @@ use core::fmt;
 
 use banderwagon::Element;
 
-use crate::fractional::VerifiedFractional;
+use crate::fractional::{Anchor, VerifiedFractional};
 use crate::preset::STEM_LEN;
 use crate::verify::{NodeKind, VerifiedWitness};
 
@@ -347,25 +349,31 @@ impl Truth {
                 canonical: post,
                 coordinator: None,
             },
+            true,
             true_post,
             &mut checked,
         )?;
         Ok(checked)
     }
 
-    /// Checks every claim of an accepted fractional proof (the original's mutant): its
-    /// state root, its coordinator root when it carries one, its pre-state and both
-    /// post-state roots.
+    /// Checks every claim of an accepted fractional proof (the original's mutant) that its
+    /// anchor binds (`spec/FRACTIONAL.md` §5.2): under `StateRoot`, its state root and its
+    /// canonical post-state root; under `CoordinatorRoot`, its coordinator root and its
+    /// coordinator post-state root — the other root is not proven to be the state's, so it
+    /// is not a claim. Its pre-state (nodes and current values) under both.
     ///
     /// # Errors
     /// The first false claim.
     pub fn check_fractional(
         &self,
         v: &VerifiedFractional,
+        anchor: &Anchor,
         true_post: Option<TruePost<'_>>,
     ) -> Result<Checked, Box<FalseClaim>> {
-        self.check_root("pre-state", v.state_root(), &self.pre_root)?;
-        if let (Some(got), Some(expected)) = (v.coordinator_root(), &self.coordinator_root) {
+        let by_state_root = matches!(anchor, Anchor::StateRoot(_));
+        if by_state_root {
+            self.check_root("pre-state", v.state_root(), &self.pre_root)?;
+        } else if let (Some(got), Some(expected)) = (v.coordinator_root(), &self.coordinator_root) {
             if got != expected {
                 return Err(Box::new(FalseClaim::Root {
                     which: "coordinator",
@@ -378,15 +386,18 @@ impl Truth {
         let (canonical, coordinator) = v
             .post_roots()
             .map_err(|e| Box::new(FalseClaim::PostStateFailed(e.to_string())))?;
-        self.check_post(
-            v.witness(),
+        let got = if by_state_root {
             Roots {
                 canonical,
+                coordinator: None,
+            }
+        } else {
+            Roots {
+                canonical: [0u8; 32],
                 coordinator,
-            },
-            true_post,
-            &mut checked,
-        )?;
+            }
+        };
+        self.check_post(v.witness(), got, by_state_root, true_post, &mut checked)?;
         Ok(checked)
     }
 
@@ -444,11 +455,13 @@ impl Truth {
         Ok(checked)
     }
 
-    /// Claim 4: the post-state roots.
+    /// Claim 4: the post-state roots; the canonical one when `canonical` (else the
+    /// coordinator one).
     fn check_post(
         &self,
         v: &VerifiedWitness,
         got: Roots,
+        canonical: bool,
         true_post: Option<TruePost<'_>>,
         checked: &mut Checked,
     ) -> Result<(), Box<FalseClaim>> {
@@ -464,15 +477,14 @@ impl Truth {
         } else {
             true_post.and_then(|f| f(&writes))
         };
-        let ok = match expected {
-            Some(e) => {
-                got.canonical == e.canonical
-                    && match (got.coordinator, e.coordinator) {
-                        (Some(a), Some(b)) => a == b,
-                        _ => true,
-                    }
-            }
-            None => got.canonical != self.post.canonical,
+        let ok = match (canonical, expected) {
+            (true, Some(e)) => got.canonical == e.canonical,
+            (true, None) => got.canonical != self.post.canonical,
+            (false, Some(e)) => match (got.coordinator, e.coordinator) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            },
+            (false, None) => got.coordinator.is_none() || got.coordinator != self.post.coordinator,
         };
         if ok {
             Ok(())
