@@ -479,6 +479,17 @@ mod tests {
     }
 
     #[test]
+    fn an_absent_stem_moved_to_another_empty_slot_is_a_true_claim() {
+        // Proof 0, proven again; edit 15 (a bit of a stem) of stem 5 (absent under the
+        // root's empty slot 0x55): bit 0 of byte 0, so the absence is claimed at slot
+        // 0x54, which the honest proof does not open and which is empty too.
+        let Outcome::Accepted(c) = fractional_edits(&[15, 15, 47]) else {
+            panic!("a true absence at another empty slot is rejected");
+        };
+        assert!(c.post_state, "{c:?}");
+    }
+
+    #[test]
     fn the_committed_corpus_and_seeded_inputs_keep_every_claim_true() {
         let inputs = corpus::inputs("fractional_edits", 96);
         let accepted = inputs

@@ -8,7 +8,8 @@
 //!    is the same claim (for a fractional proof, the root its anchor binds: the state root
 //!    or the coordinator root; the other is not proven, `spec/FRACTIONAL.md` §5.2);
 //! 2. every node it proves is one the original proves at the same path, of the same kind,
-//!    with the same commitment and (a leaf) the same stem;
+//!    with the same commitment and (a leaf) the same stem — or, where the whole state is
+//!    known, an empty slot that no key of the state lies under;
 //! 3. every key's proven current value is the true one: the original's for its own keys,
 //!    absent under a node where the original proves absence (an empty slot, or a leaf of
 //!    another stem), the state's where the state is known. A key proven absent through an
@@ -329,6 +330,14 @@ impl Truth {
         None
     }
 
+    /// Whether the whole pre-state is known and holds no key under `path` (an empty slot
+    /// there is true).
+    fn empty_in_state(&self, path: &[u8]) -> bool {
+        self.state
+            .as_ref()
+            .is_some_and(|st| !path.is_empty() && !st.keys().any(|k| k.starts_with(path)))
+    }
+
     /// Checks every claim of an accepted standard witness (the original's mutant).
     ///
     /// # Errors
@@ -427,6 +436,13 @@ impl Truth {
                 leaf_stem: n.leaf_stem,
             };
             let expected = self.nodes.get(n.path.as_bytes()).copied();
+            if expected.is_none()
+                && got.kind == NodeKind::Empty
+                && self.empty_in_state(n.path.as_bytes())
+            {
+                // An empty slot the original does not open, empty in the known state.
+                continue;
+            }
             if expected != Some(got) {
                 return Err(Box::new(FalseClaim::Node {
                     path: n.path.as_bytes().to_vec(),
