@@ -24,6 +24,8 @@ pub mod canonical;
 pub mod coordinator;
 mod db;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 mod prove;
 pub mod shard;
 mod sharded;

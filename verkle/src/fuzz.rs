@@ -1,8 +1,21 @@
-//! Body of the `fuzz/` target `store_record`, also run by this crate's tests on the
-//! records of a real tree.
+//! Bodies of `fuzz/` targets, also run by this crate's tests: `store_record` (here, on the
+//! records of a real tree) and, with the `fuzzing` feature, the structure-aware
+//! `post_state::post_state` (edited suffix diffs of an honest witness, held to
+//! the true tree by `witness::fuzz::oracle`).
 //!
-//! It takes arbitrary bytes and must never panic except on a broken invariant of this crate
-//! (which is what the assertions state).
+//! They take arbitrary bytes and must never panic except on a broken invariant (which is
+//! what the assertions state).
+
+#[cfg(feature = "fuzzing")]
+pub mod choices;
+#[cfg(feature = "fuzzing")]
+pub mod corpus;
+#[cfg(feature = "fuzzing")]
+pub mod post_state;
+#[cfg(feature = "fuzzing")]
+pub mod prover;
+#[cfg(feature = "fuzzing")]
+pub mod state;
 
 use crate::store::StoredNode;
 

@@ -3,6 +3,12 @@
 //! Each takes arbitrary bytes and must never panic except on a broken invariant of this
 //! crate (which is what the assertions below state). The targets: [`ssz`], [`json`],
 //! [`verify`] (`root ‖ SSZ witness`) and [`fractional`] (`coordinator root ‖ proof`).
+//! [`oracle`] holds an accepted mutant to what its honest original proves (the
+//! structure-aware targets of `verkle::fuzz` and `fractional::fuzz` and the differential
+//! runner use it).
+
+pub mod openings;
+pub mod oracle;
 
 use bytes::Bytes;
 

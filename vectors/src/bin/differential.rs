@@ -128,6 +128,13 @@ fn main() -> ExitCode {
         .map(|(r, n)| format!("{r} {n}"))
         .collect();
     println!("rejected by rule: {}", rules.join(", "));
+    println!(
+        "oracle: {} accepted mutants held to their seed's truth ({} with post-state roots, {} unbound-absence keys reported), {} of unverifiable seeds unchecked",
+        report.oracle_checked,
+        report.oracle_post_state,
+        report.oracle_unbound_keys,
+        report.oracle_unchecked
+    );
     if report.differences.is_empty() {
         ExitCode::SUCCESS
     } else {

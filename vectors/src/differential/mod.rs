@@ -7,15 +7,24 @@
 //! `fractional_invalid` cases, and the small blocks of the public Kaustinen6 witness chain.
 //! Mutants (`mutants.rs`): each a pure function of the run's seed and the mutant's number,
 //! so `N` and `SEED` reproduce a run.
+//!
+//! The oracle (`oracle.rs`): a mutant both accept, drawn from a seed that verifies (every
+//! valid suite case and chain block), is verified again and held to what the seed proves
+//! (`witness::fuzz::oracle`): the same root, only nodes and current values the seed proves
+//! (or absences under nodes it proves empty or held by another stem), and post-state
+//! roots that are the seed's when the writes are, and differ from them when not. A false
+//! claim is a difference, written out and failing the run like a disagreement.
 
 mod answer;
 mod mutants;
+mod oracle;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use witness::fuzz::oracle::Truth;
 
 use crate::at::Loc;
 use crate::error::VectorError;
@@ -26,6 +35,8 @@ use crate::upstream::read_json;
 pub use answer::answer;
 pub use mutants::Mutant;
 use mutants::Seed;
+#[cfg(test)]
+use mutants::SeedInput;
 
 /// The Kaustinen6 blocks used as seeds are those whose SSZ witness is at most this long
 /// (most of the chain; the few large blocks would dominate the reference's run time).
@@ -81,7 +92,16 @@ pub struct DifferentialReport {
     pub unreadable: u64,
     /// The agreed rejections, by rule.
     pub by_rule: BTreeMap<String, u64>,
-    /// Every disagreement.
+    /// Accepted mutants held to their seed's truth and found true.
+    pub oracle_checked: u64,
+    /// Of those, the ones whose post-state roots were checked too (no unbound writes).
+    pub oracle_post_state: u64,
+    /// Keys of checked mutants proven absent through an unbound absence that the truth
+    /// contradicts or cannot judge (reported by the verifier, not false claims).
+    pub oracle_unbound_keys: u64,
+    /// Accepted mutants of seeds that do not verify (no truth to hold them to).
+    pub oracle_unchecked: u64,
+    /// Every disagreement, and every false claim of an accepted mutant.
     pub differences: Vec<Difference>,
     /// Wall-clock time of the whole run.
     pub elapsed: Duration,
@@ -242,9 +262,11 @@ fn write_case(dir: &Path, m: &Mutant, doc: &Value) -> Result<PathBuf, VectorErro
     Ok(path)
 }
 
-/// Answers one mutant on both sides; `theirs` is asked with `ask`.
+/// Answers one mutant on both sides; `theirs` is asked with `ask`. When both accept it,
+/// it is held to `truth` (its seed's, if the seed verifies).
 fn judge_mutant(
     m: Mutant,
+    truth: Option<&Truth>,
     ask: &mut impl FnMut(&Value) -> Result<Result<Value, String>, VectorError>,
     out_dir: &Path,
     report: &mut DifferentialReport,
@@ -256,8 +278,26 @@ fn judge_mutant(
         Err(why) => json!({"verdict": "no answer", "detail": why}),
     };
     report.mutants += 1;
-    match compare_answers(&ours, &theirs) {
-        None => match ours.get("verdict").and_then(Value::as_str) {
+    let verdict = ours.get("verdict").and_then(Value::as_str);
+    let disagreement = compare_answers(&ours, &theirs);
+    let false_claim = match (disagreement.is_none() && verdict == Some("valid"), truth) {
+        (false, _) => None,
+        (true, None) => {
+            report.oracle_unchecked += 1;
+            None
+        }
+        (true, Some(t)) => match oracle::check(&m, t) {
+            Ok(c) => {
+                report.oracle_checked += 1;
+                report.oracle_post_state += u64::from(c.post_state);
+                report.oracle_unbound_keys += c.unbound_keys as u64;
+                None
+            }
+            Err(reason) => Some(format!("oracle: {reason}")),
+        },
+    };
+    match disagreement.or(false_claim) {
+        None => match verdict {
             Some("valid") => report.accepted += 1,
             Some("invalid") => {
                 report.rejected += 1;
@@ -303,7 +343,8 @@ pub fn run_differential(
             break;
         };
         let before = report.differences.len();
-        judge_mutant(m, &mut ask, &config.out_dir, &mut report)?;
+        let truth = seeds.get(m.seed).and_then(|s| s.truth.as_ref());
+        judge_mutant(m, truth, &mut ask, &config.out_dir, &mut report)?;
         if let Some(d) = report.differences.get(before) {
             on_difference(d);
         }
@@ -345,11 +386,12 @@ mod tests {
             description: "a test mutant".into(),
             kind: "fractional_proof",
             input: json!({"anchor": "state_root", "root": hex0x(&[0u8; 32]), "proof": "0x00"}),
+            seed: 0,
         };
         let mut report = DifferentialReport::default();
         // The reference's answer is injected: it accepts what we reject.
         let mut fake = |_: &Value| Ok(Ok(json!({"verdict": "valid", "value": {}})));
-        judge_mutant(m, &mut fake, &dir, &mut report).expect("judged");
+        judge_mutant(m, None, &mut fake, &dir, &mut report).expect("judged");
         assert_eq!(report.mutants, 1);
         assert_eq!(report.differences.len(), 1);
         let d = &report.differences[0];
@@ -362,6 +404,77 @@ mod tests {
         assert_eq!(doc["kind"], "fractional_proof");
         assert_eq!(doc["cases"][0]["name"], "m00000_test");
         assert_eq!(doc["cases"][0]["valid"], false);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_accepted_mutant_making_a_false_claim_is_a_difference() {
+        // Two valid witnesses of the suite with different roots: the second, accepted by
+        // both sides (the reference is this implementation), is held to the first's truth
+        // and claims another pre-state root.
+        let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("suite");
+        let config = DifferentialConfig {
+            mutants: 0,
+            seed: 1,
+            suite_dir: suite,
+            chain_file: None,
+            reference: ImplConfig {
+                command: String::new(),
+                persistent: true,
+                timeout: Duration::from_secs(1),
+            },
+            out_dir: std::env::temp_dir(),
+        };
+        let (seeds, groups) = load_seeds(&config).expect("the suite's seeds");
+        let with_truth: Vec<&Seed> = groups[0]
+            .iter()
+            .filter_map(|&i| seeds.get(i))
+            .filter(|s| s.truth.is_some())
+            .collect();
+        let first = with_truth.first().expect("a valid witness case");
+        let SeedInput::Witness(a) = &first.input else {
+            panic!("a witness seed");
+        };
+        let other = with_truth
+            .iter()
+            .find_map(|s| match &s.input {
+                SeedInput::Witness(b) if b.pre_state_root != a.pre_state_root => Some(b),
+                _ => None,
+            })
+            .expect("a valid witness case with another root");
+        let m = Mutant {
+            name: "m00000_oracle".into(),
+            description: "another case's witness".into(),
+            kind: "witness",
+            input: json!({"pre_state_root": hex0x(&other.pre_state_root), "ssz": hex0x(&other.ssz)}),
+            seed: 0,
+        };
+        let dir = std::env::temp_dir().join(format!("fverkle-oracle-{}", std::process::id()));
+        let mut report = DifferentialReport::default();
+        let mut same = |r: &Value| Ok(Ok(answer("witness", &r["input"])));
+        judge_mutant(
+            m.clone(),
+            first.truth.as_ref(),
+            &mut same,
+            &dir,
+            &mut report,
+        )
+        .expect("judged");
+        assert_eq!(report.differences.len(), 1, "{report:?}");
+        let reason = &report.differences[0].reason;
+        assert!(
+            reason.starts_with("oracle: false claim: accepted against pre-state root"),
+            "{reason}"
+        );
+        // Held to its own truth, the same mutant is true.
+        let own = with_truth
+            .iter()
+            .find(|s| matches!(&s.input, SeedInput::Witness(b) if b.pre_state_root == other.pre_state_root && b.ssz == other.ssz))
+            .and_then(|s| s.truth.as_ref());
+        let mut report = DifferentialReport::default();
+        judge_mutant(m, own, &mut same, &dir, &mut report).expect("judged");
+        assert!(report.differences.is_empty(), "{report:?}");
+        assert_eq!(report.oracle_checked, 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -10,7 +10,8 @@
 //! stems, commitments, internal witnesses, coordinator siblings, the root, the anchor).
 
 use serde_json::{json, Value};
-use witness::fractional::{FractionalProof, OwnedFractionalProof};
+use witness::fractional::{verify_fractional, Anchor, FractionalProof, OwnedFractionalProof};
+use witness::fuzz::oracle::Truth;
 use witness::{ExecutionWitness, OwnedExecutionWitness};
 
 use crate::at::hex0x;
@@ -26,8 +27,8 @@ use mutate::{
 
 /// A witness seed: its root and its forms.
 pub(crate) struct WitnessSeed {
-    pre_state_root: [u8; 32],
-    ssz: Vec<u8>,
+    pub(crate) pre_state_root: [u8; 32],
+    pub(crate) ssz: Vec<u8>,
     /// The decoded witness, its SSZ layout and its JSON text (go-verkle's writer), when the
     /// SSZ decodes.
     decoded: Option<(OwnedExecutionWitness, SszLayout, String, Vec<usize>)>,
@@ -51,22 +52,28 @@ pub(crate) enum SeedInput {
 pub(crate) struct Seed {
     pub(crate) name: String,
     pub(crate) input: SeedInput,
+    /// What the seed proves, when it verifies: the oracle its accepted mutants are held to.
+    pub(crate) truth: Option<Truth>,
 }
 
 impl Seed {
     /// A witness seed from its pre-state root and SSZ bytes.
     pub(crate) fn witness(name: String, pre_state_root: [u8; 32], ssz: Vec<u8>) -> Seed {
-        let decoded = ExecutionWitness::from_ssz(bytes::Bytes::from(ssz.clone()))
-            .ok()
-            .map(|w| {
-                let owned = w.to_owned_witness();
-                let layout = ssz_layout(&owned);
-                let text = w.to_json_value().to_string();
-                let digits = json_digit_positions(&text);
-                (owned, layout, text, digits)
-            });
+        let witness = ExecutionWitness::from_ssz(bytes::Bytes::from(ssz.clone())).ok();
+        let truth = witness
+            .as_ref()
+            .and_then(|w| witness::verify(&pre_state_root, w).ok())
+            .and_then(|v| Truth::of_witness(&v).ok());
+        let decoded = witness.map(|w| {
+            let owned = w.to_owned_witness();
+            let layout = ssz_layout(&owned);
+            let text = w.to_json_value().to_string();
+            let digits = json_digit_positions(&text);
+            (owned, layout, text, digits)
+        });
         Seed {
             name,
+            truth,
             input: SeedInput::Witness(Box::new(WitnessSeed {
                 pre_state_root,
                 ssz,
@@ -77,11 +84,20 @@ impl Seed {
 
     /// A fractional seed from its anchor name, root and wire form.
     pub(crate) fn fractional(name: String, anchor: String, root: [u8; 32], proof: Vec<u8>) -> Seed {
-        let owned = FractionalProof::from_bytes(bytes::Bytes::from(proof.clone()))
-            .ok()
-            .map(|p| p.to_owned_proof());
+        let decoded = FractionalProof::from_bytes(bytes::Bytes::from(proof.clone())).ok();
+        let truth = decoded.as_ref().and_then(|p| {
+            let anchor = match anchor.as_str() {
+                "state_root" => Anchor::StateRoot(root),
+                "coordinator_root" => Anchor::CoordinatorRoot(root),
+                _ => return None,
+            };
+            let v = verify_fractional(p, &anchor).ok()?;
+            Truth::of_fractional(&v).ok()
+        });
+        let owned = decoded.map(|p| p.to_owned_proof());
         Seed {
             name,
+            truth,
             input: SeedInput::Fractional(Box::new(FractionalSeed {
                 anchor,
                 root,
@@ -141,6 +157,8 @@ pub struct Mutant {
     pub kind: &'static str,
     /// The request's input.
     pub input: Value,
+    /// Index of the seed it was drawn from (in the run's seed list).
+    pub seed: usize,
 }
 
 /// The generator for mutant `index` of the run seeded `seed`.
@@ -160,7 +178,8 @@ pub(crate) fn draw(
     let mut rng = rng_for(seed, index);
     let groups: Vec<&Vec<usize>> = groups.iter().filter(|g| !g.is_empty()).collect();
     let group = rng.pick(&groups)?;
-    let s = seeds.get(*rng.pick(group)?)?;
+    let seed_index = *rng.pick(group)?;
+    let s = seeds.get(seed_index)?;
     let (family, kind, description, input) = match &s.input {
         SeedInput::Witness(w) => witness_mutant(&mut rng, w, donors),
         SeedInput::Fractional(f) => fractional_mutant(&mut rng, f, donors),
@@ -174,6 +193,7 @@ pub(crate) fn draw(
         description: format!("{}: {family}/{kind}: {description}", s.name),
         kind: case_kind,
         input,
+        seed: seed_index,
     })
 }
 
