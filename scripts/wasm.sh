@@ -40,8 +40,10 @@ wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/fverkle_witness.wasm"
 
 rm -rf "$out"
 mkdir -p "$out"
-wasm-bindgen --target web --out-dir "$out/web" "$wasm"
-wasm-bindgen --target nodejs --out-dir "$out/node" "$wasm"
+# Without the function-name and producers sections (40 KB raw that only debuggers read).
+strip="--remove-name-section --remove-producers-section"
+wasm-bindgen $strip --target web --out-dir "$out/web" "$wasm"
+wasm-bindgen $strip --target nodejs --out-dir "$out/node" "$wasm"
 # The CommonJS glue reads its .wasm next to it; one copy serves both entries.
 cp "$out/web/fverkle_witness_bg.wasm" "$out/node/fverkle_witness_bg.wasm"
 echo '{ "type": "commonjs" }' > "$out/node/package.json"

@@ -217,6 +217,48 @@ impl FieldMul for Limb29 {
     }
 }
 
+/// The WebAssembly backend: [`Limb29`], or arkworks' multiplication when the portable path is
+/// forced (`use_portable_field`), chosen by one predictable branch per product. The hot loops
+/// are thus monomorphised once, not once per backend: a second copy of every loop with
+/// arkworks' products inlined would double the module's code.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Limb29OrPortable {
+    /// Use arkworks' multiplication.
+    pub(crate) portable: bool,
+}
+
+/// arkworks' `a·b`, kept out of line so that each call site stays small.
+#[inline(never)]
+fn portable_mul(a: &Fq, b: &Fq) -> Fq {
+    *a * b
+}
+
+/// arkworks' `a²`, kept out of line so that each call site stays small.
+#[inline(never)]
+fn portable_square(a: &Fq) -> Fq {
+    ark_ff::Field::square(a)
+}
+
+impl FieldMul for Limb29OrPortable {
+    #[inline(always)]
+    fn mul(self, a: &Fq, b: &Fq) -> Fq {
+        if self.portable {
+            portable_mul(a, b)
+        } else {
+            Limb29.mul(a, b)
+        }
+    }
+
+    #[inline(always)]
+    fn square(self, a: &Fq) -> Fq {
+        if self.portable {
+            portable_square(a)
+        } else {
+            Limb29.square(a)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +280,21 @@ mod tests {
         }
         assert_eq!(back, pm1);
         assert_eq!(P64[0].wrapping_mul(MU) & MASK, MASK, "p·μ ≡ −1 (mod 2²⁹)");
+    }
+
+    #[test]
+    fn switch_takes_either_multiplication() {
+        use ark_ff::{Field, UniformRand};
+        use rand::{rngs::StdRng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(29);
+        for portable in [false, true] {
+            let m = Limb29OrPortable { portable };
+            for _ in 0..1000 {
+                let a = Fq::rand(&mut rng);
+                let b = Fq::rand(&mut rng);
+                assert_eq!(m.mul(&a, &b), a * b, "{a} * {b}, portable: {portable}");
+                assert_eq!(m.square(&a), a.square(), "{a}², portable: {portable}");
+            }
+        }
     }
 }

@@ -29,6 +29,8 @@ mod ifma_model;
 mod limb29;
 #[cfg(any(target_arch = "wasm32", test))]
 pub(crate) use limb29::Limb29;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use limb29::Limb29OrPortable;
 
 /// The backend chosen for this process.
 #[derive(Clone, Copy, Debug)]
@@ -165,14 +167,28 @@ pub(crate) fn current() -> Backend {
 }
 
 /// `with_field_mul!(|m| expr)`: evaluates `expr` with `m` bound to the backend of
+/// [`current`]. On WebAssembly `expr` is monomorphised once, for [`Limb29OrPortable`]
+/// (the portable choice is a flag in it), keeping the module small.
+#[cfg(target_arch = "wasm32")]
+macro_rules! with_field_mul {
+    (|$m:ident| $body:expr) => {{
+        let $m = $crate::field::backend::Limb29OrPortable {
+            portable: matches!(
+                $crate::field::backend::current(),
+                $crate::field::backend::Backend::Portable(_)
+            ),
+        };
+        $body
+    }};
+}
+/// `with_field_mul!(|m| expr)`: evaluates `expr` with `m` bound to the backend of
 /// [`current`], monomorphising `expr` once per backend.
+#[cfg(not(target_arch = "wasm32"))]
 macro_rules! with_field_mul {
     (|$m:ident| $body:expr) => {
         match $crate::field::backend::current() {
             #[cfg(all(target_arch = "x86_64", feature = "asm"))]
             $crate::field::backend::Backend::Adx($m) => $body,
-            #[cfg(target_arch = "wasm32")]
-            $crate::field::backend::Backend::Limb29($m) => $body,
             $crate::field::backend::Backend::Portable($m) => $body,
         }
     };
