@@ -1,4 +1,4 @@
-"""The two binary state trees of spec/BINARY.md §1, as roots of a set of entries.
+"""The two binary state trees of spec/BINARY.md §3 and §7, as roots of a set of entries.
 
 - EIP-8297 (partitioned binary tree): prefix-free keys of 1..8192 bytes, leaves
   H(0x00 ‖ key ‖ value), branches H(0x01 ‖ u16be(bit count) ‖ prefix bits ‖ L ‖ R), the

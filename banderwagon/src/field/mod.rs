@@ -1,10 +1,12 @@
 //! Field multiplication backends for `Fq`, chosen once per hot call at run time.
 //!
 //! The hot loops (fixed-base sums, bucket additions, square roots) are generic over
-//! [`FieldMul`] and monomorphised once per backend: `Portable` (arkworks' multiplication)
-//! and, on x86-64 processors with BMI2 and ADX, `Adx` (`mulx`/`adcx`/`adox` assembly, see
-//! `backend/adx.rs`), or on WebAssembly `Limb29` (29-bit limbs in native 64-bit products,
-//! see `backend/limb29.rs`). Each public entry point picks one with [`with_field_mul!`],
+//! [`FieldMul`]. Natively they are monomorphised once per backend: `Portable` (arkworks'
+//! multiplication) and, on x86-64 processors with BMI2 and ADX, `Adx` (`mulx`/`adcx`/`adox`
+//! assembly, see `backend/adx.rs`). On WebAssembly they are compiled once, for
+//! `Limb29OrPortable`: 29-bit limbs in native 64-bit products (`backend/limb29.rs`), or
+//! arkworks' multiplication when the portable field is forced, one predictable branch per
+//! product, so the module carries one copy of each loop. Each public entry point picks one with [`with_field_mul!`],
 //! which reads a cached detection result (`backend/mod.rs`); the binaries still run on any
 //! x86-64. Batches of fixed-base products, bucket additions and square roots run eight at a
 //! time on AVX-512 IFMA (`backend/ifma.rs`) where [`lanes`] returns the token.
