@@ -615,12 +615,14 @@ def verify_eip8297(data, hash_name, pre_root):
             root = node(0, 0, 0, key_count)
     finally:
         sys.setrecursionlimit(limit)
+    # §8 lists the three end checks without an order between them; they run as bintree runs
+    # them: hashes, then branches entries, then other records.
+    if cursor["hash"] != len(hashes):
+        raise Invalid("bw.count.siblings", f"{cursor['hash']} hashes used of {len(hashes)}")
     if cursor["branch"] != len(branches):
         raise Invalid("bw.end.depth", f"{cursor['branch']} branches entries used of {len(branches)}")
     if cursor["other"] != len(others):
         raise Invalid("bw.count.others", f"{cursor['other']} other records used of {len(others)}")
-    if cursor["hash"] != len(hashes):
-        raise Invalid("bw.count.siblings", f"{cursor['hash']} hashes used of {len(hashes)}")
     if root[0] != pre_root:
         raise Invalid("bw.root", f"recomputed {root[0].hex()}, expected {pre_root.hex()}")
     writes = ["delete" if f & DELETE else n for f, n in zip(flags, new)]
