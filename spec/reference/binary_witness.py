@@ -333,12 +333,12 @@ def key_bits(key, start, end):
     return tuple(bit(key, i) for i in range(start, end))
 
 
-def encode_bit_prefix(bits):
-    """u16be(len) ‖ the bits packed MSB first, zero-padded to a byte."""
+def packed(bits):
+    """A tuple of bits packed MSB first, zero-padded to a byte (encode_bit_prefix's body)."""
     out = bytearray((len(bits) + 7) // 8)
     for i, b in enumerate(bits):
         out[i // 8] |= b << (7 - i % 8)
-    return len(bits).to_bytes(2, "big") + bytes(out)
+    return bytes(out)
 
 
 def decode_eip8297_other(r):
@@ -427,7 +427,7 @@ def verify_eip8297(data, hash_name, pre_root):
         return eip8297_leaf_hash(h, k, v)
 
     def branch_hash(prefix, left, right):
-        return h(b"\x01" + encode_bit_prefix(prefix) + left + right)
+        return eip8297_branch_hash(h, len(prefix), packed(prefix), left, right)
 
     def node_hash(n):
         if n[0] == "empty":
@@ -588,7 +588,7 @@ def verify_eip8297(data, hash_name, pre_root):
                 x = next_hash()
                 sides[side] = (x, ("opaque", x))
         (lp, lq), (rp, rq) = sides
-        pre_hash = branch_hash(prefix, lp, rp)
+        pre_hash = eip8297_branch_hash(h, split - s, pack_bits(keys[m0], s, split - s), lp, rp)
         if lq == EMPTY_NODE and rq == EMPTY_NODE:
             post = EMPTY_NODE
         elif lq == EMPTY_NODE or rq == EMPTY_NODE:
