@@ -10,7 +10,11 @@
 //!   takes batches of writes and recomputes the root once per batch, rehashing only the nodes
 //!   on the written paths, each once, with the subtrees below the top levels (hypertrees) on
 //!   rayon threads under the `parallel` feature;
-//! - for EIP-8297, the root of a whole state built from accounts ([`eip8297::state`]).
+//! - for EIP-8297, the root of a whole state built from accounts ([`eip8297::state`]);
+//! - the binary witness of a block ([`witness`], [`eip7864::witness`], [`eip8297::witness`]):
+//!   a tree's `witness` method proves a list of keys and writes, and a light client decodes
+//!   the bytes as views, checks them against the pre-state root and gets the post-state root
+//!   from the witness alone (`spec/BINARY.md`).
 //!
 //! The first call a user makes is a tree's `new`, then writes and `root`:
 //!
@@ -38,6 +42,25 @@
 //! assert!(tree.hash_count() > 0);
 //! # Ok::<(), bintree::Error>(())
 //! ```
+//! A block's witness, proved by a builder and verified by a light client:
+//!
+//! ```
+//! use bintree::witness::Write;
+//! use bintree::{eip7864, Sha256};
+//!
+//! let mut tree = eip7864::Tree::<Sha256>::new();
+//! tree.insert(&[1; 32], &[7; 32])?;
+//! let pre_root = tree.root();
+//! let bytes = tree
+//!     .witness(&[([1u8; 32], Write::Set([8; 32])), ([2u8; 32], Write::Unchanged)])
+//!     .expect("distinct keys");
+//! let (witness, verified) = eip7864::witness::verify::<Sha256>(&bytes, &pre_root)
+//!     .expect("an honest witness verifies");
+//! assert_eq!(witness.claims().next().map(|c| c.pre), Some(Some(&[7; 32])));
+//! tree.insert(&[1; 32], &[8; 32])?;
+//! assert_eq!(verified.post_root, tree.root());
+//! # Ok::<(), bintree::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 #![cfg_attr(not(feature = "std"), no_std)]
 
@@ -55,6 +78,7 @@ pub mod eip7864;
 pub mod eip8297;
 mod error;
 mod hash;
+pub mod witness;
 
 pub use error::Error;
 pub use hash::{keccak256, Blake3, Sha256, TreeHash, EMPTY_CODE_HASH};

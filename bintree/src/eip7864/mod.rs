@@ -4,8 +4,10 @@
 //! bytes is 32 zero bytes ("Node merkelization").
 
 pub mod keys;
+mod prove;
 mod stem;
 mod tree;
+pub mod witness;
 
 pub use stem::STEM_LENGTH;
 pub use tree::{Tree, PARALLEL_LEVELS};

@@ -132,6 +132,21 @@ impl StemNode {
         hash
     }
 
+    /// The hash of subtree node `id` (heap numbering: 1 is the subtree root, `256 + i` the
+    /// leaf of sub-index `i`) as of the last [`StemNode::node_hash`]; zero if empty.
+    pub(super) fn subtree_hash(&self, id: u16) -> [u8; 32] {
+        if id >= 256 {
+            let index = (id - 256) as u8;
+            return self
+                .values
+                .binary_search_by_key(&index, |slot| slot.index)
+                .ok()
+                .and_then(|i| self.values[i].hash)
+                .unwrap_or([0u8; 32]);
+        }
+        self.cached(id as u8)
+    }
+
     /// The hash of node `id`: freshly computed on this level, else cached (zero if absent).
     fn child(&self, level: &[(u16, [u8; 32])], id: u16) -> [u8; 32] {
         if let Ok(i) = level.binary_search_by_key(&id, |&(n, _)| n) {

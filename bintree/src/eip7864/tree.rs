@@ -22,7 +22,7 @@ pub const PARALLEL_LEVELS: usize = 8;
 const PARALLEL_MIN_WRITES: usize = 32;
 
 #[derive(Clone, Debug, Default)]
-enum Node {
+pub(super) enum Node {
     #[default]
     Empty,
     Internal(Box<Internal>),
@@ -30,10 +30,10 @@ enum Node {
 }
 
 #[derive(Clone, Debug, Default)]
-struct Internal {
-    left: Node,
-    right: Node,
-    hash: Option<[u8; 32]>,
+pub(super) struct Internal {
+    pub(super) left: Node,
+    pub(super) right: Node,
+    pub(super) hash: Option<[u8; 32]>,
 }
 
 /// A write: stem, sub-index, value.
@@ -43,7 +43,7 @@ type Write = ([u8; STEM_LENGTH], u8, [u8; 32]);
 /// EIP-7864 text defines insertion only.
 #[derive(Clone, Debug)]
 pub struct Tree<H: TreeHash> {
-    root: Node,
+    pub(super) root: Node,
     len: usize,
     hashes: u64,
     hash: PhantomData<H>,
@@ -55,7 +55,7 @@ impl<H: TreeHash> Default for Tree<H> {
     }
 }
 
-fn split_key(key: &[u8]) -> Result<([u8; STEM_LENGTH], u8), Error> {
+pub(super) fn split_key(key: &[u8]) -> Result<([u8; STEM_LENGTH], u8), Error> {
     let key: &[u8; 32] = key.try_into().map_err(|_| Error::WrongLength {
         what: "EIP-7864 tree key",
         got: key.len(),

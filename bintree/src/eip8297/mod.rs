@@ -3,7 +3,9 @@
 //! `H(0x01 ‖ u16be(bitlen) ‖ prefix bits ‖ left ‖ right)`, empty root of 32 zero bytes.
 
 pub mod keys;
+mod prove;
 pub mod state;
 mod tree;
+pub mod witness;
 
 pub use tree::{root_of_entries, Tree, BRANCH_TAG, LEAF_TAG, MAX_KEY_LENGTH, PARALLEL_LEVELS};

@@ -29,7 +29,7 @@ const PARALLEL_MIN_WRITES: usize = 64;
 /// A node: absent (only as the root of an empty tree or a moment during a write), a leaf, or
 /// a branch with two non-empty children.
 #[derive(Default)]
-enum Node {
+pub(super) enum Node {
     #[default]
     Empty,
     Leaf(Box<Leaf>),
@@ -38,23 +38,23 @@ enum Node {
 
 /// `LeafNode`: the complete key and its value.
 #[derive(Clone)]
-struct Leaf {
-    key: Box<[u8]>,
-    value: [u8; 32],
-    hash: Option<[u8; 32]>,
+pub(super) struct Leaf {
+    pub(super) key: Box<[u8]>,
+    pub(super) value: [u8; 32],
+    pub(super) hash: Option<[u8; 32]>,
 }
 
 /// `BranchNode`. Its prefix is bits `start..split` of `path`, where `start` is one past the
 /// parent's split bit (0 at the root) and is passed down rather than stored, so that a branch
 /// that rises on deletion takes its parent's start without being rewritten.
-struct Branch {
+pub(super) struct Branch {
     /// A key below this branch; its first `split` bits are every key's below.
-    path: Box<[u8]>,
+    pub(super) path: Box<[u8]>,
     /// The bit that sends a key left (0) or right (1).
-    split: usize,
-    left: Node,
-    right: Node,
-    hash: Option<[u8; 32]>,
+    pub(super) split: usize,
+    pub(super) left: Node,
+    pub(super) right: Node,
+    pub(super) hash: Option<[u8; 32]>,
 }
 
 /// What a write did to the entry set.
@@ -254,7 +254,7 @@ impl Drop for Branch {
 /// only). Keys from the embedding are hash-derived, so paths stay near `log2(keys)` branches.
 #[derive(Clone)]
 pub struct Tree<H: TreeHash> {
-    root: Node,
+    pub(super) root: Node,
     len: usize,
     hashes: u64,
     hash: PhantomData<H>,

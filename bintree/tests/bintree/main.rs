@@ -7,3 +7,5 @@ mod common;
 mod eip7864_vectors;
 mod eip8297_vectors;
 mod parallel;
+mod witness7864;
+mod witness8297;

@@ -1,0 +1,679 @@
+//! The EIP-7864 binary witness: honest witnesses verify and give the tree's own post-state
+//! root; every forgery is rejected with the rule it breaks.
+
+use bintree::eip7864::{witness, Tree};
+use bintree::witness::{Rule, WitnessError, Write, WriteRef, MAX_KEYS};
+use bintree::{Blake3, Sha256, TreeHash};
+
+/// SplitMix64: a small deterministic generator.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn bytes<const N: usize>(&mut self) -> [u8; N] {
+        let mut out = [0u8; N];
+        for b in &mut out {
+            *b = self.next() as u8;
+        }
+        out
+    }
+}
+
+/// The witness split into its sections (test side, from `spec/BINARY.md` §3), to forge.
+#[derive(Clone, Debug)]
+pub struct Parts {
+    pub head: [u8; 3],
+    pub keys: Vec<[u8; 32]>,
+    pub flags: Vec<u8>,
+    pub ends: Vec<[u8; 2]>,
+    pub values: Vec<[u8; 32]>,
+    pub others: Vec<[u8; 63]>,
+    pub slots: usize,
+    pub bitmap: Vec<u8>,
+    pub hashes: Vec<[u8; 32]>,
+}
+
+fn chunks<const N: usize>(bytes: &[u8], at: &mut usize, count: usize) -> Vec<[u8; N]> {
+    let out = bytes[*at..*at + N * count]
+        .chunks_exact(N)
+        .map(|c| c.try_into().unwrap())
+        .collect();
+    *at += N * count;
+    out
+}
+
+impl Parts {
+    pub fn parse(bytes: &[u8]) -> Parts {
+        let count =
+            |i: usize| u32::from_le_bytes(bytes[3 + 4 * i..7 + 4 * i].try_into().unwrap()) as usize;
+        let (k, o, s, h) = (count(0), count(1), count(2), count(3));
+        let mut at = 19;
+        let keys: Vec<[u8; 32]> = chunks(bytes, &mut at, k);
+        let flags = bytes[at..at + k].to_vec();
+        at += k;
+        let stems = (0..k)
+            .filter(|&i| i == 0 || keys[i - 1][..31] != keys[i][..31])
+            .count();
+        let ends = chunks(bytes, &mut at, stems);
+        let v: usize = flags
+            .iter()
+            .map(|f| (f & 1) as usize + ((f >> 1) & 1) as usize)
+            .sum();
+        let values = chunks(bytes, &mut at, v);
+        let others = chunks(bytes, &mut at, o);
+        let bitmap = bytes[at..at + s.div_ceil(8)].to_vec();
+        at += s.div_ceil(8);
+        let hashes = chunks(bytes, &mut at, h);
+        assert_eq!(at, bytes.len());
+        Parts {
+            head: bytes[..3].try_into().unwrap(),
+            keys,
+            flags,
+            ends,
+            values,
+            others,
+            slots: s,
+            bitmap,
+            hashes,
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = self.head.to_vec();
+        for n in [
+            self.keys.len(),
+            self.others.len(),
+            self.slots,
+            self.hashes.len(),
+        ] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        self.keys.iter().for_each(|x| out.extend_from_slice(x));
+        out.extend_from_slice(&self.flags);
+        self.ends.iter().for_each(|x| out.extend_from_slice(x));
+        self.values.iter().for_each(|x| out.extend_from_slice(x));
+        self.others.iter().for_each(|x| out.extend_from_slice(x));
+        out.extend_from_slice(&self.bitmap);
+        self.hashes.iter().for_each(|x| out.extend_from_slice(x));
+        out
+    }
+}
+
+pub fn key(stem: &[u8; 31], sub: u8) -> [u8; 32] {
+    let mut k = [0u8; 32];
+    k[..31].copy_from_slice(stem);
+    k[31] = sub;
+    k
+}
+
+/// A stem that agrees with `base` on its first `bits` bits and differs at bit `bits`.
+pub fn near(base: &[u8; 31], bits: usize, rng: &mut Rng) -> [u8; 31] {
+    let mut s: [u8; 31] = rng.bytes();
+    for i in 0..bits {
+        let mask = 0x80u8 >> (i % 8);
+        s[i / 8] = (s[i / 8] & !mask) | (base[i / 8] & mask);
+    }
+    if bits < 248 {
+        let mask = 0x80u8 >> (bits % 8);
+        s[bits / 8] = (s[bits / 8] & !mask) | (!base[bits / 8] & mask);
+    }
+    s
+}
+
+/// A random tree (stems random or sharing long prefixes) and a random write set over present
+/// keys, absent slots of present stems, and new stems (random and near existing ones).
+fn scenario<H: TreeHash>(rng: &mut Rng) -> (Tree<H>, Vec<([u8; 32], Write)>) {
+    let mut tree = Tree::<H>::new();
+    let n = rng.below(40);
+    let mut stems: Vec<[u8; 31]> = Vec::new();
+    for _ in 0..n {
+        let s = if stems.is_empty() || rng.below(2) == 0 {
+            rng.bytes()
+        } else {
+            let base = stems[rng.below(stems.len())];
+            near(&base, rng.below(248), rng)
+        };
+        stems.push(s);
+        for _ in 0..1 + rng.below(4) {
+            tree.insert(&key(&s, rng.next() as u8), &rng.bytes())
+                .unwrap();
+        }
+    }
+    let mut writes: Vec<([u8; 32], Write)> = Vec::new();
+    for _ in 0..1 + rng.below(12) {
+        let k = match rng.below(4) {
+            0 if !stems.is_empty() => key(&stems[rng.below(stems.len())], rng.next() as u8),
+            1 if !stems.is_empty() => {
+                let base = stems[rng.below(stems.len())];
+                key(&near(&base, rng.below(248), rng), rng.next() as u8)
+            }
+            _ => key(&rng.bytes(), rng.next() as u8),
+        };
+        if writes.iter().any(|(w, _)| *w == k) {
+            continue;
+        }
+        let w = match rng.below(3) {
+            0 => Write::Unchanged,
+            _ => Write::Set(rng.bytes()),
+        };
+        writes.push((k, w));
+    }
+    (tree, writes)
+}
+
+/// The tree's own root after applying the writes.
+fn applied_root<H: TreeHash + Clone>(tree: &Tree<H>, writes: &[([u8; 32], Write)]) -> [u8; 32] {
+    let mut t = tree.clone();
+    t.apply(writes.iter().filter_map(|(k, w)| match w {
+        Write::Set(v) => Some((*k, *v)),
+        _ => None,
+    }))
+    .unwrap();
+    t.root()
+}
+
+fn check_honest<H: TreeHash + Clone>(rng: &mut Rng) {
+    let (mut tree, writes) = scenario::<H>(rng);
+    let bytes = tree.witness(&writes).unwrap();
+    let pre = tree.root();
+    let (w, verified) = witness::verify::<H>(&bytes, &pre).unwrap();
+    assert_eq!(verified.post_root, applied_root(&tree, &writes));
+    let mut sorted = writes.clone();
+    sorted.sort_by_key(|w| w.0);
+    let claims: Vec<_> = w.claims().collect();
+    assert_eq!(claims.len(), sorted.len());
+    for (claim, (k, write)) in claims.iter().zip(&sorted) {
+        assert_eq!(claim.key, k);
+        assert_eq!(claim.pre, tree.get(k));
+        match (claim.write, write) {
+            (WriteRef::Set(v), Write::Set(x)) => assert_eq!(v, x),
+            (WriteRef::Unchanged, Write::Unchanged) => {}
+            (WriteRef::Unchanged, Write::Set(x)) => assert_eq!(tree.get(k), Some(x)),
+            other => panic!("write {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn honest_witnesses_verify_and_give_the_trees_post_root() {
+    let mut rng = Rng::new(7864);
+    for _ in 0..400 {
+        check_honest::<Sha256>(&mut rng);
+    }
+    for _ in 0..100 {
+        check_honest::<Blake3>(&mut rng);
+    }
+}
+
+/// A tree of a few random stems, each with values at 0, 1, 64, 65.
+fn small_tree(rng: &mut Rng, n: usize) -> (Tree<Sha256>, Vec<[u8; 31]>) {
+    let mut tree = Tree::<Sha256>::new();
+    let stems: Vec<[u8; 31]> = (0..n).map(|_| rng.bytes()).collect();
+    for s in &stems {
+        for sub in [0u8, 1, 64, 65] {
+            tree.insert(&key(s, sub), &rng.bytes()).unwrap();
+        }
+    }
+    (tree, stems)
+}
+
+fn rejects(bytes: &[u8], root: &[u8; 32]) -> WitnessError {
+    match witness::verify::<Sha256>(bytes, root) {
+        Ok(_) => panic!("forged witness verified"),
+        Err(e) => e,
+    }
+}
+
+fn rule(e: &WitnessError) -> Option<Rule> {
+    e.rule()
+}
+
+#[test]
+fn new_stems_split_below_an_existing_stem() {
+    let mut rng = Rng::new(1);
+    let (mut tree, stems) = small_tree(&mut rng, 8);
+    let mut writes = Vec::new();
+    for (i, depth) in [200usize, 247, 30].iter().enumerate() {
+        writes.push((
+            key(&near(&stems[i], *depth, &mut rng), 3),
+            Write::Set(rng.bytes()),
+        ));
+    }
+    // Two new stems below one existing stem, splitting from it and from each other.
+    let a = near(&stems[5], 100, &mut rng);
+    writes.push((key(&a, 0), Write::Set(rng.bytes())));
+    writes.push((key(&near(&a, 150, &mut rng), 9), Write::Set(rng.bytes())));
+    let pre = tree.root();
+    let bytes = tree.witness(&writes).unwrap();
+    let (_, v) = witness::verify::<Sha256>(&bytes, &pre).unwrap();
+    assert_eq!(v.post_root, applied_root(&tree, &writes));
+    assert_ne!(v.post_root, pre);
+}
+
+#[test]
+fn empty_tree_and_empty_witness() {
+    let mut tree = Tree::<Sha256>::new();
+    let writes = [
+        ([5u8; 32], Write::Set([1; 32])),
+        ([6u8; 32], Write::Unchanged),
+    ];
+    let bytes = tree.witness(&writes).unwrap();
+    let (_, v) = witness::verify::<Sha256>(&bytes, &[0; 32]).unwrap();
+    assert_eq!(v.post_root, applied_root(&tree, &writes));
+    let none: [([u8; 32], Write); 0] = [];
+    let mut rng = Rng::new(2);
+    let (mut tree, _) = small_tree(&mut rng, 3);
+    let bytes = tree.witness(&none).unwrap();
+    let root = tree.root();
+    let (_, v) = witness::verify::<Sha256>(&bytes, &root).unwrap();
+    assert_eq!(v.post_root, root);
+}
+
+#[test]
+fn every_sub_index_verifies_and_bit_order_is_bound() {
+    let mut rng = Rng::new(3);
+    let (mut tree, _) = small_tree(&mut rng, 5);
+    let stem: [u8; 31] = rng.bytes();
+    for sub in 0..=255u8 {
+        tree.insert(&key(&stem, sub), &[sub; 32]).unwrap();
+    }
+    let root = tree.root();
+    for sub in 0..=255u8 {
+        let bytes = tree
+            .witness(&[(key(&stem, sub), Write::Unchanged)])
+            .unwrap();
+        let (w, _) = witness::verify::<Sha256>(&bytes, &root).unwrap();
+        assert_eq!(w.claims().next().unwrap().pre, Some(&[sub; 32]));
+    }
+    // The proof of 0x01 presented as the proof of 0x80 (the bit order read reversed).
+    let bytes = tree
+        .witness(&[(key(&stem, 0x01), Write::Unchanged)])
+        .unwrap();
+    let mut p = Parts::parse(&bytes);
+    p.keys[0][31] = 0x80;
+    assert!(matches!(
+        rejects(&p.encode(), &root),
+        WitnessError::RootMismatch { .. }
+    ));
+    // And with the value of 0x80 claimed as well.
+    p.values[0] = [0x80; 32];
+    assert!(matches!(
+        rejects(&p.encode(), &root),
+        WitnessError::RootMismatch { .. }
+    ));
+}
+
+#[test]
+fn a_proof_relabelled_to_another_stem_fails() {
+    let mut rng = Rng::new(4);
+    let (mut tree, stems) = small_tree(&mut rng, 20);
+    let root = tree.root();
+    let bytes = tree
+        .witness(&[(key(&stems[3], 64), Write::Unchanged)])
+        .unwrap();
+    witness::verify::<Sha256>(&bytes, &root).unwrap();
+    for other in [stems[4], near(&stems[3], 240, &mut rng), rng.bytes()] {
+        let mut p = Parts::parse(&bytes);
+        p.keys[0][..31].copy_from_slice(&other);
+        let e = rejects(&p.encode(), &root);
+        assert!(matches!(e, WitnessError::RootMismatch { .. }), "{e}");
+    }
+}
+
+#[test]
+fn an_exclusion_at_another_stem_cannot_claim_a_value() {
+    let mut rng = Rng::new(5);
+    let (mut tree, stems) = small_tree(&mut rng, 20);
+    let root = tree.root();
+    let absent = key(&near(&stems[2], 60, &mut rng), 0);
+    let bytes = tree.witness(&[(absent, Write::Unchanged)]).unwrap();
+    let p = Parts::parse(&bytes);
+    assert_eq!(p.ends[0][1], witness::END_DIVERGENT);
+    let mut forged = p.clone();
+    forged.flags[0] = 0x01;
+    forged.values.insert(0, [7; 32]);
+    assert_eq!(
+        rule(&rejects(&forged.encode(), &root)),
+        Some(Rule::AbsentValue)
+    );
+    // Claiming the divergent stem's own value under the divergent stem's key.
+    let mut forged = p.clone();
+    forged.keys[0][..31].copy_from_slice(&stems[2]);
+    let e = rejects(&forged.encode(), &root);
+    assert_eq!(rule(&e), Some(Rule::OtherTouched), "{e}");
+    // Presenting it as present.
+    let mut forged = p.clone();
+    forged.ends[0][1] = witness::END_PRESENT;
+    forged.others.clear();
+    assert!(witness::verify::<Sha256>(&forged.encode(), &root).is_err());
+}
+
+#[test]
+fn absence_of_a_present_key_and_presence_of_an_absent_key_fail() {
+    let mut rng = Rng::new(6);
+    let (mut tree, stems) = small_tree(&mut rng, 20);
+    let root = tree.root();
+    // Absent slot in a present stem.
+    let bytes = tree
+        .witness(&[(key(&stems[1], 64), Write::Unchanged)])
+        .unwrap();
+    let mut p = Parts::parse(&bytes);
+    p.flags[0] = 0;
+    p.values.clear();
+    assert!(matches!(
+        rejects(&p.encode(), &root),
+        WitnessError::RootMismatch { .. }
+    ));
+    // The present stem claimed as ending at another stem, or empty.
+    let mut p = Parts::parse(&bytes);
+    p.flags[0] = 0;
+    p.values.clear();
+    p.ends[0][1] = witness::END_DIVERGENT;
+    let mut record = [0u8; 63];
+    record[..31].copy_from_slice(&stems[1]);
+    record[31..].copy_from_slice(&p.hashes[0]);
+    p.others.push(record);
+    assert_eq!(rule(&rejects(&p.encode(), &root)), Some(Rule::OtherTouched));
+    let mut q = p.clone();
+    q.others[0][30] ^= 1;
+    assert!(witness::verify::<Sha256>(&q.encode(), &root).is_err());
+    p.ends[0][1] = witness::END_EMPTY;
+    p.others.clear();
+    assert!(witness::verify::<Sha256>(&p.encode(), &root).is_err());
+    // Presence of an absent slot.
+    let bytes = tree
+        .witness(&[(key(&stems[1], 7), Write::Unchanged)])
+        .unwrap();
+    let mut p = Parts::parse(&bytes);
+    p.flags[0] = 1;
+    p.values.insert(0, [0; 32]);
+    assert!(matches!(
+        rejects(&p.encode(), &root),
+        WitnessError::RootMismatch { .. }
+    ));
+}
+
+#[test]
+fn malformed_bytes_are_rejected_with_their_rule() {
+    let mut rng = Rng::new(7);
+    let (mut tree, stems) = small_tree(&mut rng, 30);
+    let root = tree.root();
+    let writes = [
+        (key(&stems[0], 0), Write::Set([1; 32])),
+        (key(&stems[0], 1), Write::Unchanged),
+        (key(&stems[5], 9), Write::Set([2; 32])),
+        (key(&rng.bytes(), 0), Write::Set([3; 32])),
+    ];
+    let bytes = tree.witness(&writes).unwrap();
+    witness::verify::<Sha256>(&bytes, &root).unwrap();
+    for len in 0..bytes.len() {
+        assert!(witness::verify::<Sha256>(&bytes[..len], &root).is_err());
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(
+        rejects(&longer, &root),
+        WitnessError::Trailing { .. }
+    ));
+    assert_eq!(rejects(&bytes, &[1; 32]).name(), "bw.root");
+    let p = Parts::parse(&bytes);
+    // Header bytes.
+    for (at, r) in [(0, Rule::Version), (1, Rule::TreeKind), (2, Rule::HashKind)] {
+        let mut b = bytes.clone();
+        b[at] ^= 0x40;
+        assert_eq!(rule(&rejects(&b, &root)), Some(r));
+    }
+    assert_eq!(
+        witness::verify::<Blake3>(&bytes, &root).unwrap_err().rule(),
+        Some(Rule::HashKind)
+    );
+    // Counts.
+    for i in 0..4 {
+        for delta in [1u32, u32::MAX] {
+            let mut b = bytes.clone();
+            let at = 3 + 4 * i;
+            let c = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()).wrapping_add(delta);
+            b[at..at + 4].copy_from_slice(&c.to_le_bytes());
+            assert!(witness::verify::<Sha256>(&b, &root).is_err());
+        }
+    }
+    // Unsorted and duplicate keys.
+    let mut q = p.clone();
+    q.keys.swap(0, 1);
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::KeyOrder));
+    let mut q = p.clone();
+    q.keys[1] = q.keys[0];
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::KeyOrder));
+    // Unknown flags, no-op set.
+    let mut q = p.clone();
+    q.flags[1] |= 0x04;
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::KeyFlags));
+    let both = p.flags.iter().position(|&f| f == 3).unwrap();
+    let v: usize = p.flags[..both]
+        .iter()
+        .map(|f| f.count_ones() as usize)
+        .sum();
+    let mut q = p.clone();
+    q.values[v + 1] = q.values[v];
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::NoopWrite));
+    // Flipped hash bytes.
+    for h in 0..p.hashes.len() {
+        let mut q = p.clone();
+        q.hashes[h][h % 32] ^= 1;
+        assert!(matches!(
+            rejects(&q.encode(), &root),
+            WitnessError::RootMismatch { .. }
+        ));
+    }
+    let mut q = p.clone();
+    q.hashes[0] = [0; 32];
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::ZeroHash));
+    // Wrong depth.
+    for s in 0..p.ends.len() {
+        for depth in [p.ends[s][0].wrapping_sub(1), p.ends[s][0] + 1, 249] {
+            let mut q = p.clone();
+            q.ends[s][0] = depth;
+            assert!(witness::verify::<Sha256>(&q.encode(), &root).is_err());
+        }
+    }
+    let mut q = p.clone();
+    q.ends[0][0] = 249;
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::EndDepth));
+    let mut q = p.clone();
+    q.ends[0][1] = 3;
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::EndKind));
+    // Bitmap padding and hash count.
+    let mut q = p.clone();
+    if !q.slots.is_multiple_of(8) {
+        *q.bitmap.last_mut().unwrap() |= 1;
+        assert!(matches!(
+            rule(&rejects(&q.encode(), &root)),
+            Some(Rule::BitmapPadding)
+        ));
+    }
+    let mut q = p.clone();
+    q.hashes.push([9; 32]);
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::HashCount));
+    // A sibling slot too many or too few.
+    let mut q = p.clone();
+    q.slots += 8;
+    q.bitmap.push(0);
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::SiblingCount));
+}
+
+#[test]
+fn over_limit_counts_are_rejected_before_reading() {
+    for (i, field) in ["key_count", "other_count", "sibling_count", "hash_count"]
+        .iter()
+        .enumerate()
+    {
+        let mut b = vec![1u8, 1, 1];
+        b.extend_from_slice(&[0; 16]);
+        let at = 3 + 4 * i;
+        b[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        match witness::Witness::decode::<Sha256>(&b) {
+            Err(WitnessError::Limit { field: f, .. }) => assert_eq!(f, *field),
+            other => panic!("{other:?}"),
+        }
+    }
+    let mut b = vec![1u8, 1, 1];
+    b.extend_from_slice(&(MAX_KEYS as u32).to_le_bytes());
+    b.extend_from_slice(&[0; 12]);
+    assert!(matches!(
+        witness::Witness::decode::<Sha256>(&b),
+        Err(WitnessError::Truncated {
+            section: "keys",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn single_byte_mutants_are_rejected_or_claim_the_same() {
+    let mut rng = Rng::new(8);
+    let (mut tree, stems) = small_tree(&mut rng, 40);
+    let root = tree.root();
+    let writes = [
+        (key(&stems[0], 0), Write::Set([1; 32])),
+        (key(&stems[0], 200), Write::Unchanged),
+        (key(&stems[9], 64), Write::Unchanged),
+        (key(&near(&stems[3], 90, &mut rng), 4), Write::Set([3; 32])),
+        (key(&rng.bytes(), 0), Write::Unchanged),
+    ];
+    let bytes = tree.witness(&writes).unwrap();
+    let (honest, _) = witness::verify::<Sha256>(&bytes, &root).unwrap();
+    let honest: Vec<_> = honest
+        .claims()
+        .map(|c| (c.key.to_vec(), c.pre.copied()))
+        .collect();
+    // Bytes that are claims rather than proof: the keys and the new values.
+    let p = Parts::parse(&bytes);
+    let keys = 19..19 + 32 * p.keys.len();
+    let values_at = 19 + 33 * p.keys.len() + 2 * p.ends.len();
+    let mut new_values = Vec::new();
+    let mut v = 0;
+    for &f in &p.flags {
+        v += (f & 1) as usize;
+        if f & 2 != 0 {
+            new_values.push(values_at + 32 * v..values_at + 32 * v + 32);
+            v += 1;
+        }
+    }
+    let (mut accepted, mut other_keys) = (0, 0);
+    for trial in 0..6000 {
+        let mut b = bytes.clone();
+        let at = rng.below(b.len());
+        if trial % 2 == 0 {
+            b[at] ^= 1 << rng.below(8);
+        } else {
+            b[at] = rng.next() as u8;
+        }
+        if b == bytes {
+            continue;
+        }
+        if let Ok((w, v)) = witness::verify::<Sha256>(&b, &root) {
+            accepted += 1;
+            let claims: Vec<_> = w
+                .claims()
+                .map(|c| (c.key.to_vec(), c.pre.copied()))
+                .collect();
+            if keys.contains(&at) {
+                // Another key set: accepted only if every claim about it is true.
+                other_keys += 1;
+                for (k, pre) in &claims {
+                    assert_eq!(
+                        pre.as_ref(),
+                        tree.get(k),
+                        "mutant at byte {at} made a false claim"
+                    );
+                }
+            } else {
+                assert_eq!(
+                    claims, honest,
+                    "mutant at byte {at} changed a pre-state claim"
+                );
+                assert!(
+                    new_values.iter().any(|r| r.contains(&at)),
+                    "proof byte {at} ignored"
+                );
+            }
+            // Only a new value may differ; the post-state root follows it.
+            let writes: Vec<([u8; 32], Write)> = w
+                .claims()
+                .map(|c| {
+                    let k: [u8; 32] = c.key.try_into().unwrap();
+                    match c.write {
+                        WriteRef::Set(v) => (k, Write::Set(*v)),
+                        _ => (k, Write::Unchanged),
+                    }
+                })
+                .collect();
+            assert_eq!(v.post_root, applied_root(&tree, &writes));
+        }
+    }
+    // The new values are 64 of the witness's bytes: some mutants land there.
+    assert!(accepted > other_keys);
+}
+
+#[test]
+fn the_deepest_stems_verify_on_a_small_stack() {
+    // Stems that differ only in their last bit: stem nodes 248 internal nodes deep.
+    let a = [0x5au8; 31];
+    let mut b = a;
+    b[30] ^= 1;
+    let mut tree = Tree::<Blake3>::new();
+    tree.insert(&key(&a, 0), &[1; 32]).unwrap();
+    let root = tree.root();
+    let writes = vec![
+        (key(&a, 255), Write::Unchanged),
+        (key(&b, 0), Write::Set([2; 32])),
+    ];
+    let expected = applied_root(&tree, &writes);
+    let bytes = tree.witness(&writes).unwrap();
+    let got = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            witness::verify::<Blake3>(&bytes, &root)
+                .unwrap()
+                .1
+                .post_root
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn mutants_of_many_witnesses_never_panic_nor_lie() {
+    let mut rng = Rng::new(64);
+    for _ in 0..60 {
+        let (mut tree, writes) = scenario::<Sha256>(&mut rng);
+        let root = tree.root();
+        let bytes = tree.witness(&writes).unwrap();
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(b.len());
+                b[at] ^= 1 << rng.below(8);
+            }
+            if let Ok((w, _)) = witness::verify::<Sha256>(&b, &root) {
+                for c in w.claims() {
+                    assert_eq!(c.pre, tree.get(c.key));
+                }
+            }
+        }
+    }
+}
