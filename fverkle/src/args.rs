@@ -87,3 +87,51 @@ pub enum HashArg {
     /// BLAKE3 (EIP-8297's reference hash; the EIP-7864 text's pseudo-code).
     Blake3,
 }
+
+/// A binary tree and its hash, as a witness's header names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// EIP-7864 with SHA-256.
+    Eip7864Sha256,
+    /// EIP-7864 with BLAKE3.
+    Eip7864Blake3,
+    /// EIP-8297 (BLAKE3).
+    Eip8297,
+}
+
+impl Kind {
+    /// The binary tree `--tree` and `--hash` name; `None` for the Verkle tree.
+    pub fn of(tree: TreeArg, hash: Option<HashArg>) -> anyhow::Result<Option<Kind>> {
+        Ok(match (tree, hash) {
+            (TreeArg::Verkle, None) => None,
+            (TreeArg::Verkle, Some(_)) => {
+                anyhow::bail!(
+                    "--hash chooses a binary tree's hash; the Verkle tree has none to choose"
+                )
+            }
+            (TreeArg::Eip8297, None | Some(HashArg::Blake3)) => Some(Kind::Eip8297),
+            (TreeArg::Eip8297, Some(HashArg::Sha256)) => anyhow::bail!(
+                "--hash sha256: EIP-8297 trees hash with BLAKE3 (the EIP's reference hash); \
+                 drop --hash or use --tree eip7864"
+            ),
+            (TreeArg::Eip7864, None | Some(HashArg::Sha256)) => Some(Kind::Eip7864Sha256),
+            (TreeArg::Eip7864, Some(HashArg::Blake3)) => Some(Kind::Eip7864Blake3),
+        })
+    }
+
+    /// The `--tree` name.
+    pub fn tree(self) -> &'static str {
+        match self {
+            Kind::Eip7864Sha256 | Kind::Eip7864Blake3 => "eip7864",
+            Kind::Eip8297 => "eip8297",
+        }
+    }
+
+    /// The hash's name.
+    pub fn hash(self) -> &'static str {
+        match self {
+            Kind::Eip7864Sha256 => "sha256",
+            Kind::Eip7864Blake3 | Kind::Eip8297 => "blake3",
+        }
+    }
+}

@@ -5,6 +5,8 @@
 //! `\r\n` and a missing final newline are fine; hex may start with `0x`. An empty file is a
 //! file of no writes.
 
+use bintree::witness::Write;
+
 /// How many bytes a key may have, and how its hex is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyRule {
@@ -104,6 +106,12 @@ pub enum CsvError {
         /// The tree's error.
         reason: bintree::Error,
     },
+    /// A keys file with no keys in it.
+    #[error("{source_name}: no keys")]
+    NoKeys {
+        /// File name.
+        source_name: String,
+    },
 }
 
 /// What a row's key is read into: `[u8; 32]` with a 32-byte [`KeyRule`], `Vec<u8>` with any.
@@ -173,6 +181,57 @@ pub fn parse_rows<K: RowKey>(
             line: i + 1,
             key,
             value,
+        });
+    }
+    Ok(out)
+}
+
+/// Parses a keys file for a binary witness, as `fverkle prove` reads one for Verkle: one hex
+/// key per line (a read), `KEY,VALUE` (a set) or `KEY,delete`; `#` starts a comment; blank
+/// lines are skipped. `delete_tree`: `None` accepts deletes; `Some(tree)` rejects them,
+/// naming the tree. A file of no keys is an error.
+pub fn parse_key_writes<K: RowKey>(
+    text: &str,
+    source_name: &str,
+    rule: KeyRule,
+    delete_tree: Option<&'static str>,
+) -> Result<Vec<(K, Write)>, CsvError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let err = |field: &'static str, reason: FieldError| CsvError::Field {
+            source_name: source_name.to_owned(),
+            line: i + 1,
+            field,
+            reason,
+        };
+        let mut fields = line.split(',').map(str::trim);
+        let key_bytes = key_hex(fields.next().unwrap_or(""), rule).map_err(|e| err("key", e))?;
+        let got = key_bytes.len();
+        let key = K::from_checked(key_bytes)
+            .ok_or_else(|| err("key", FieldError::WrongLength { expected: 32, got }))?;
+        let write = match fields.next() {
+            None => Write::Unchanged,
+            Some(v) if v.eq_ignore_ascii_case("delete") => match delete_tree {
+                Some(tree) => return Err(err("value", FieldError::DeleteUndefined { tree })),
+                None => Write::Delete,
+            },
+            Some(v) => {
+                let bytes = hex_bytes(v, true).map_err(|e| err("value", e))?;
+                Write::Set(fixed32(bytes).map_err(|e| err("value", e))?)
+            }
+        };
+        if fields.next().is_some() {
+            return Err(err("line", FieldError::ExtraField));
+        }
+        out.push((key, write));
+    }
+    if out.is_empty() {
+        return Err(CsvError::NoKeys {
+            source_name: source_name.to_owned(),
         });
     }
     Ok(out)
@@ -336,5 +395,36 @@ mod tests {
             field(&format!("{odd},{V}"), KeyRule::Fixed32),
             (1, "key", FieldError::OddHex { digits: 63 })
         );
+    }
+
+    #[test]
+    fn key_writes_read_set_and_delete_with_comments() {
+        let text = format!("# keys\n0xab # a read\n\n0xabcd,{V}\n0x01,DELETE\n");
+        let keys: Vec<(Vec<u8>, Write)> =
+            parse_key_writes(&text, "k", KeyRule::Range { max: 8192 }, None).unwrap();
+        assert_eq!(
+            keys,
+            vec![
+                (vec![0xab], Write::Unchanged),
+                (vec![0xab, 0xcd], Write::Set([2; 32])),
+                (vec![1], Write::Delete),
+            ]
+        );
+        let e = parse_key_writes::<[u8; 32]>(
+            &format!("{K}\n{K},delete"),
+            "k",
+            KeyRule::Fixed32,
+            Some("EIP-7864"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "k: line 2: value: `delete` is not defined for EIP-7864 (insertion only)"
+        );
+        let e = parse_key_writes::<[u8; 32]>(&format!("{K},{V},x"), "k", KeyRule::Fixed32, None)
+            .unwrap_err();
+        assert_eq!(e.to_string(), "k: line 1: line: unexpected extra field");
+        let e = parse_key_writes::<[u8; 32]>("# none\n", "k", KeyRule::Fixed32, None).unwrap_err();
+        assert_eq!(e.to_string(), "k: no keys");
     }
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+pub mod binary_witness;
 pub mod demo;
 pub mod gen;
 pub mod genesis;

@@ -1,7 +1,9 @@
 //! `fverkle prove (--datadir DIR | --csv STATE.csv...) KEYS_FILE [--fractional [--lean]]
 //! [--format json|ssz]`: a witness (or a fractional proof) for keys against a datadir's current
 //! state or a state given as `key,value` files, carrying the new values given as `KEY,VALUE`
-//! lines (and, in a fractional proof, the deletions given as `KEY,delete`).
+//! lines (and, in a fractional proof, the deletions given as `KEY,delete`); with
+//! `--tree eip7864|eip8297 --csv STATE.csv... KEYS_FILE`, a binary witness
+//! (`binary_witness.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +16,8 @@ use chain::datadir::open_state;
 use chain::hexarg::{parse_root, to_hex};
 use chain::state::{meta, Mode, State};
 
+use super::binary_witness::{self, ProveOutput};
+use crate::args::{HashArg, Kind, TreeArg};
 use crate::leaf_csv::{parse_rows, KeyRule, Row};
 use crate::outcome::Outcome;
 
@@ -29,6 +33,14 @@ pub enum Format {
 /// Arguments of `fverkle prove`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The tree the state is written to. A binary tree (EIP-7864, EIP-8297) takes its state
+    /// from --csv and writes its binary witness's bytes (`spec/BINARY.md`); the keys file may
+    /// then hold `KEY,delete` for EIP-8297.
+    #[arg(long, value_enum, default_value = "verkle")]
+    tree: TreeArg,
+    /// A binary tree's hash, as for `fverkle root`.
+    #[arg(long, value_enum)]
+    hash: Option<HashArg>,
     /// The datadir a replay or `genesis --datadir` wrote.
     #[arg(long, conflicts_with = "csv", required_unless_present = "csv")]
     datadir: Option<PathBuf>,
@@ -57,9 +69,10 @@ pub struct Args {
     /// byte-identical to geth's for the same keys.
     #[arg(long, conflicts_with = "fractional")]
     bind_absences: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    format: Format,
+    /// Output format of a Verkle witness [default: json]; a binary witness is written as its
+    /// bytes.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Write the witness here instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -162,7 +175,20 @@ fn csv_state(files: &[PathBuf], mode: Mode) -> Result<(Box<dyn State>, u64, Stri
 }
 
 /// Runs the subcommand.
-pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
+pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let kind = Kind::of(args.tree, args.hash)?;
+    if let Some(k) = kind {
+        let tree = k.tree();
+        if args.datadir.is_some() {
+            bail!("--datadir: a datadir holds a Verkle state; give a {tree} state as --csv files");
+        }
+        if args.fractional || args.bind_absences {
+            bail!("--fractional and --bind-absences are for Verkle witnesses, not --tree {tree}");
+        }
+        if args.format.is_some() {
+            bail!("--format: a --tree {tree} witness is written as its bytes (spec/BINARY.md)");
+        }
+    }
     let (csv, keys_path) = inputs(args)?;
     let name = keys_path.display().to_string();
     let text = if keys_path.as_os_str() == "-" {
@@ -170,7 +196,15 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
     } else {
         std::fs::read_to_string(keys_path).with_context(|| format!("{name}: cannot read"))?
     };
+    if let Some(k) = kind {
+        let to = ProveOutput {
+            out: args.out.as_deref(),
+            json,
+        };
+        return binary_witness::prove(k, csv, &text, &name, &to, out);
+    }
     let keys = parse_keys(&text, &name, args.fractional)?;
+    let format = args.format.unwrap_or(Format::Json);
     let mode = if args.fractional {
         Mode::Fractional
     } else {
@@ -190,7 +224,7 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
             .prove_fractional(&keys, !args.lean)?
             .ok_or_else(|| anyhow::anyhow!("{dd}: not a sharded state"))?
             .to_bytes()?;
-        match args.format {
+        match format {
             Format::Ssz => proof,
             Format::Json => {
                 let v = serde_json::json!({
@@ -221,7 +255,7 @@ pub fn run(args: &Args, _json: bool, out: &mut impl Write) -> Result<Outcome> {
         } else {
             state.prove(entries).with_context(what)?
         };
-        match args.format {
+        match format {
             Format::Ssz => owned.to_ssz().context("encoding the witness as SSZ")?,
             Format::Json => {
                 let w = owned.to_witness().context("encoding the witness")?;

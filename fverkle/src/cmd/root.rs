@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
 
-use crate::args::{HashArg, TreeArg};
+use crate::args::{HashArg, Kind, TreeArg};
 use crate::leaf_csv::{parse_rows, CsvError, KeyRule, Row};
 use crate::outcome::Outcome;
 use chain::hexarg::to_hex;
@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 /// A tree the rows of a file are written to, in order.
-trait RowTree {
+pub trait RowTree {
     /// Parses `text` (the file `name`) and applies its rows; returns how many.
     fn apply_file(&mut self, text: &str, name: &str) -> Result<usize>;
     /// The root after every file applied so far.
@@ -95,22 +95,11 @@ impl<H: TreeHash> RowTree for eip7864::Tree<H> {
 
 /// The empty tree the flags name.
 fn new_tree(tree: TreeArg, hash: Option<HashArg>) -> Result<Box<dyn RowTree>> {
-    Ok(match (tree, hash) {
-        (TreeArg::Verkle, None) => Box::new(verkle::Tree::new()),
-        (TreeArg::Verkle, Some(_)) => {
-            bail!("--hash chooses a binary tree's hash; the Verkle tree has none to choose")
-        }
-        (TreeArg::Eip8297, None | Some(HashArg::Blake3)) => {
-            Box::new(eip8297::Tree::<Blake3>::new())
-        }
-        (TreeArg::Eip8297, Some(HashArg::Sha256)) => bail!(
-            "--hash sha256: EIP-8297 trees hash with BLAKE3 (the EIP's reference hash); \
-             drop --hash or use --tree eip7864"
-        ),
-        (TreeArg::Eip7864, None | Some(HashArg::Sha256)) => {
-            Box::new(eip7864::Tree::<Sha256>::new())
-        }
-        (TreeArg::Eip7864, Some(HashArg::Blake3)) => Box::new(eip7864::Tree::<Blake3>::new()),
+    Ok(match Kind::of(tree, hash)? {
+        None => Box::new(verkle::Tree::new()),
+        Some(Kind::Eip8297) => Box::new(eip8297::Tree::<Blake3>::new()),
+        Some(Kind::Eip7864Sha256) => Box::new(eip7864::Tree::<Sha256>::new()),
+        Some(Kind::Eip7864Blake3) => Box::new(eip7864::Tree::<Blake3>::new()),
     })
 }
 

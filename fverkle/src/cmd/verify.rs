@@ -1,6 +1,8 @@
 //! `fverkle verify --pre-root 0x… [--post-root 0x…] FILE`, and for fractional proofs
 //! `fverkle verify --fractional (--pre-root R | --coordinator-root C) [--post-root R2]
-//! [--post-coordinator-root C2] FILE` (`fractional.rs`).
+//! [--post-coordinator-root C2] FILE` (`fractional.rs`), and for binary witnesses
+//! `fverkle verify --tree eip7864|eip8297 [--hash H] --pre-root R [--post-root R2] FILE`
+//! (`binary_witness.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,14 +11,22 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use witness::ExecutionWitness;
 
+use super::binary_witness;
 use super::read_input;
 use super::verify_fractional::Anchors;
+use crate::args::{HashArg, Kind, TreeArg};
 use crate::outcome::Outcome;
 use chain::hexarg::{parse_root, to_hex};
 
 /// Arguments of `fverkle verify`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The tree the witness is for: a binary tree's witness (`spec/BINARY.md`) is its bytes.
+    #[arg(long, value_enum, default_value = "verkle")]
+    tree: TreeArg,
+    /// A binary tree's hash, as for `fverkle root`.
+    #[arg(long, value_enum)]
+    hash: Option<HashArg>,
     /// The state root the witness must prove against (the parent block's state root).
     #[arg(long, value_parser = parse_root, required_unless_present = "coordinator_root")]
     pre_root: Option<[u8; 32]>,
@@ -60,6 +70,22 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<ExecutionWitness> {
 
 /// Runs the subcommand.
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    if let Some(kind) = Kind::of(args.tree, args.hash)? {
+        if args.fractional || args.strict {
+            anyhow::bail!(
+                "--fractional and --strict are for Verkle witnesses, not --tree {}",
+                kind.tree()
+            );
+        }
+        let Some(pre_root) = args.pre_root else {
+            anyhow::bail!("--pre-root is required");
+        };
+        let anchors = binary_witness::Anchors {
+            pre_root,
+            post_root: args.post_root,
+        };
+        return binary_witness::verify(kind, &anchors, &args.file, json, out);
+    }
     if args.fractional {
         let anchors = Anchors {
             pre_root: args.pre_root,

@@ -1,0 +1,244 @@
+//! Binary witnesses (`spec/BINARY.md`) for `fverkle prove --tree eip7864|eip8297` and
+//! `fverkle verify --tree eip7864|eip8297`: a state from `key,value` files proved for a keys
+//! file, and a witness's bytes checked against a pre-state root.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use bintree::witness::{Claim, Verified, WitnessError, Write, WriteRef};
+use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
+
+use super::read_input;
+use super::root::RowTree;
+use crate::args::Kind;
+use crate::leaf_csv::{parse_key_writes, KeyRule};
+use crate::outcome::Outcome;
+use chain::hexarg::to_hex;
+
+/// A binary tree that writes witnesses for the keys of a keys file.
+trait WitnessTree: RowTree {
+    /// The keys file's reads and writes, keys in this tree's form.
+    fn key_writes(text: &str, name: &str) -> Result<Vec<(Vec<u8>, Write)>>;
+    /// The witness for `writes` against the current state.
+    fn witness_for(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>, WitnessError>;
+}
+
+impl<H: TreeHash> WitnessTree for eip7864::Tree<H> {
+    fn key_writes(text: &str, name: &str) -> Result<Vec<(Vec<u8>, Write)>> {
+        let keys: Vec<([u8; 32], Write)> =
+            parse_key_writes(text, name, KeyRule::Fixed32, Some("EIP-7864"))?;
+        Ok(keys.into_iter().map(|(k, w)| (k.to_vec(), w)).collect())
+    }
+
+    fn witness_for(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>, WitnessError> {
+        self.witness(writes)
+    }
+}
+
+impl<H: TreeHash> WitnessTree for eip8297::Tree<H> {
+    fn key_writes(text: &str, name: &str) -> Result<Vec<(Vec<u8>, Write)>> {
+        let rule = KeyRule::Range {
+            max: eip8297::MAX_KEY_LENGTH,
+        };
+        Ok(parse_key_writes(text, name, rule, None)?)
+    }
+
+    fn witness_for(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>, WitnessError> {
+        self.witness(writes)
+    }
+}
+
+/// A proved witness: its bytes, the pre-state root and the number of keys.
+struct Proved {
+    bytes: Vec<u8>,
+    pre_root: [u8; 32],
+    keys: usize,
+}
+
+/// Applies the state files to `tree` and proves the keys file's keys.
+fn prove_in<T: WitnessTree>(
+    mut tree: T,
+    state: &[PathBuf],
+    keys_text: &str,
+    keys_name: &str,
+) -> Result<Proved> {
+    let writes = T::key_writes(keys_text, keys_name)?;
+    for path in state {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+        tree.apply_file(&text, &name)?;
+    }
+    let pre_root = tree.root();
+    let bytes = tree
+        .witness_for(&writes)
+        .map_err(|e| anyhow!("{keys_name}: proving {} keys: {e}", writes.len()))?;
+    Ok(Proved {
+        bytes,
+        pre_root,
+        keys: writes.len(),
+    })
+}
+
+/// Where `prove` writes a binary witness, and whether it also prints a JSON summary.
+pub struct ProveOutput<'a> {
+    /// The witness file, or stdout.
+    pub out: Option<&'a Path>,
+    /// Print a JSON line (needs `out`: stdout would hold the witness).
+    pub json: bool,
+}
+
+/// `fverkle prove --tree eip7864|eip8297`: the witness bytes for the keys file (`keys_text`,
+/// named `keys_name`) against the state the CSV files give; the pre-state root is logged, and
+/// with `--json` printed.
+pub fn prove(
+    kind: Kind,
+    state: &[PathBuf],
+    keys_text: &str,
+    keys_name: &str,
+    to: &ProveOutput<'_>,
+    out: &mut impl std::io::Write,
+) -> Result<Outcome> {
+    if to.json && to.out.is_none() {
+        bail!("--json with a binary witness needs --out (stdout holds the witness bytes)");
+    }
+    let proved = match kind {
+        Kind::Eip7864Sha256 => {
+            prove_in(eip7864::Tree::<Sha256>::new(), state, keys_text, keys_name)
+        }
+        Kind::Eip7864Blake3 => {
+            prove_in(eip7864::Tree::<Blake3>::new(), state, keys_text, keys_name)
+        }
+        Kind::Eip8297 => prove_in(eip8297::Tree::<Blake3>::new(), state, keys_text, keys_name),
+    }?;
+    match to.out {
+        Some(p) => std::fs::write(p, &proved.bytes)
+            .with_context(|| format!("{}: cannot write", p.display()))?,
+        None => out.write_all(&proved.bytes)?,
+    }
+    let names: Vec<String> = state.iter().map(|p| p.display().to_string()).collect();
+    let root = to_hex(&proved.pre_root);
+    if let (true, Some(p)) = (to.json, to.out) {
+        let line = serde_json::json!({
+            "file": p.display().to_string(),
+            "tree": kind.tree(),
+            "hash": kind.hash(),
+            "pre_root": root,
+            "keys": proved.keys,
+            "witness_bytes": proved.bytes.len(),
+        });
+        writeln!(out, "{line}")?;
+    }
+    tracing::info!(
+        "{}: proved {} keys on the {} tree ({}) against root {root}",
+        names.join(", "),
+        proved.keys,
+        kind.tree(),
+        kind.hash()
+    );
+    Ok(Outcome::Ok)
+}
+
+/// A claim as JSON: key, pre-value (null: absent), write and new value.
+fn claim_json(c: Claim<'_>) -> serde_json::Value {
+    let (write, new_value) = match c.write {
+        WriteRef::Unchanged => ("unchanged", None),
+        WriteRef::Set(v) => ("set", Some(to_hex(v))),
+        WriteRef::Delete => ("delete", None),
+    };
+    serde_json::json!({
+        "key": to_hex(c.key),
+        "pre_value": c.pre.map(|v| to_hex(v)),
+        "write": write,
+        "new_value": new_value,
+    })
+}
+
+/// Decodes and verifies `bytes` as a `kind` witness; its claims as JSON and what it proves.
+fn check(
+    kind: Kind,
+    bytes: &[u8],
+    pre_root: &[u8; 32],
+) -> Result<(Vec<serde_json::Value>, Verified), WitnessError> {
+    Ok(match kind {
+        Kind::Eip7864Sha256 => {
+            let (w, v) = eip7864::witness::verify::<Sha256>(bytes, pre_root)?;
+            (w.claims().map(claim_json).collect(), v)
+        }
+        Kind::Eip7864Blake3 => {
+            let (w, v) = eip7864::witness::verify::<Blake3>(bytes, pre_root)?;
+            (w.claims().map(claim_json).collect(), v)
+        }
+        Kind::Eip8297 => {
+            let (w, v) = eip8297::witness::verify::<Blake3>(bytes, pre_root)?;
+            (w.claims().map(claim_json).collect(), v)
+        }
+    })
+}
+
+/// The roots a binary witness is checked against.
+pub struct Anchors {
+    /// The pre-state root.
+    pub pre_root: [u8; 32],
+    /// The post-state root, if given.
+    pub post_root: Option<[u8; 32]>,
+}
+
+/// `fverkle verify --tree eip7864|eip8297`: exit 0 valid, 1 invalid (the rule and message),
+/// 2 unreadable.
+pub fn verify(
+    kind: Kind,
+    anchors: &Anchors,
+    path: &Path,
+    json: bool,
+    out: &mut impl std::io::Write,
+) -> Result<Outcome> {
+    let bytes = read_input(path)?;
+    let file = path.display().to_string();
+    let t = Instant::now();
+    let verdict = check(kind, &bytes, &anchors.pre_root);
+    let verify_us = t.elapsed().as_micros();
+    let (claims, post, rule, reason) = match verdict {
+        Err(e) => (Vec::new(), None, Some(e.name()), Some(e.to_string())),
+        Ok((claims, v)) => match anchors.post_root {
+            Some(expected) if expected != v.post_root => {
+                let reason = format!(
+                    "--post-root mismatch: computed {}, expected {}",
+                    to_hex(&v.post_root),
+                    to_hex(&expected)
+                );
+                (claims, Some(v.post_root), None, Some(reason))
+            }
+            _ => (claims, Some(v.post_root), None, None),
+        },
+    };
+    let ok = reason.is_none();
+    if json {
+        let line = serde_json::json!({
+            "file": file,
+            "ok": ok,
+            "tree": kind.tree(),
+            "hash": kind.hash(),
+            "pre_root": to_hex(&anchors.pre_root),
+            "post_root": post.map(|p| to_hex(&p)),
+            "keys": claims.len(),
+            "claims": claims,
+            "witness_bytes": bytes.len(),
+            "verify_us": verify_us,
+            "rule": rule,
+            "error": reason,
+        });
+        writeln!(out, "{line}")?;
+    } else if let (true, Some(p)) = (ok, post) {
+        writeln!(
+            out,
+            "{file}: valid ({} keys, {} bytes; verify {verify_us} µs); post-state root {}",
+            claims.len(),
+            bytes.len(),
+            to_hex(&p)
+        )?;
+    } else {
+        writeln!(out, "{file}: INVALID: {}", reason.unwrap_or_default())?;
+    }
+    Ok(if ok { Outcome::Ok } else { Outcome::Invalid })
+}
