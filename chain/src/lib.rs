@@ -63,6 +63,8 @@
 //! - [`import`]: execution-spec-tests fixtures ([`import::eest`]) and account-level state
 //!   diffs ([`import::diffs`]).
 //! - [`synth`]: a synthetic, mainnet-like chain with witnesses from our prover.
+//! - [`rows`]: `key,value` row files and the trees they are written to (Verkle and the binary
+//!   trees), with the binary trees' witnesses for a keys file.
 //! - `fuzz` (feature `fuzzing`): the body of the `block_export` fuzz target.
 #![forbid(unsafe_code)]
 
@@ -78,6 +80,7 @@ pub mod import;
 pub mod input;
 pub mod pipeline;
 pub mod replayer;
+pub mod rows;
 pub mod rules;
 pub mod state;
 pub mod synth;

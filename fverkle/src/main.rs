@@ -11,7 +11,6 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod cmd;
-mod leaf_csv;
 mod outcome;
 mod progress;
 

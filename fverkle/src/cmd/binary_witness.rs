@@ -6,48 +6,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use bintree::witness::{Claim, Verified, WitnessError, Write, WriteRef};
-use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
+use bintree::witness::{Claim, Verified, WitnessError, WriteRef};
+use bintree::{eip7864, eip8297, Blake3, Sha256};
 
 use super::read_input;
-use super::root::RowTree;
 use crate::args::Kind;
-use crate::leaf_csv::{parse_key_writes, KeyRule};
 use crate::outcome::Outcome;
 use chain::hexarg::to_hex;
-
-/// A binary tree that writes witnesses for the keys of a keys file.
-trait WitnessTree: RowTree {
-    /// The keys file's reads and writes, keys in this tree's form.
-    fn key_writes(text: &str, name: &str) -> Result<Vec<(Vec<u8>, Write)>>;
-    /// The witness for `writes` against the current state.
-    fn witness_for(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>, WitnessError>;
-}
-
-impl<H: TreeHash> WitnessTree for eip7864::Tree<H> {
-    fn key_writes(text: &str, name: &str) -> Result<Vec<(Vec<u8>, Write)>> {
-        let keys: Vec<([u8; 32], Write)> =
-            parse_key_writes(text, name, KeyRule::Fixed32, Some("EIP-7864"))?;
-        Ok(keys.into_iter().map(|(k, w)| (k.to_vec(), w)).collect())
-    }
-
-    fn witness_for(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>, WitnessError> {
-        self.witness(writes)
-    }
-}
-
-impl<H: TreeHash> WitnessTree for eip8297::Tree<H> {
-    fn key_writes(text: &str, name: &str) -> Result<Vec<(Vec<u8>, Write)>> {
-        let rule = KeyRule::Range {
-            max: eip8297::MAX_KEY_LENGTH,
-        };
-        Ok(parse_key_writes(text, name, rule, None)?)
-    }
-
-    fn witness_for(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>, WitnessError> {
-        self.witness(writes)
-    }
-}
+use chain::rows::WitnessTree;
 
 /// A proved witness: its bytes, the pre-state root and the number of keys.
 struct Proved {

@@ -18,8 +18,8 @@ use chain::state::{meta, Mode, State};
 
 use super::binary_witness::{self, ProveOutput};
 use crate::args::{HashArg, Kind, TreeArg};
-use crate::leaf_csv::{parse_rows, KeyRule, Row};
 use crate::outcome::Outcome;
+use chain::rows::csv::{parse_rows, KeyRule, Row};
 
 /// Output format of the witness.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
+use bintree::{eip7864, eip8297, Blake3, Sha256};
 
 use crate::args::{HashArg, Kind, TreeArg};
-use crate::leaf_csv::{parse_rows, CsvError, KeyRule, Row};
 use crate::outcome::Outcome;
 use chain::hexarg::to_hex;
+use chain::rows::RowTree;
 
 /// Arguments of `fverkle root`.
 #[derive(clap::Args, Debug)]
@@ -27,70 +27,6 @@ pub struct Args {
     /// EIP-8297 of 1 to 8192 bytes), applied in order to one tree.
     #[arg(long = "csv", required = true, num_args = 1..)]
     csv: Vec<PathBuf>,
-}
-
-/// A tree the rows of a file are written to, in order.
-pub trait RowTree {
-    /// Parses `text` (the file `name`) and applies its rows; returns how many.
-    fn apply_file(&mut self, text: &str, name: &str) -> Result<usize>;
-    /// The root after every file applied so far.
-    fn root(&mut self) -> [u8; 32];
-}
-
-impl RowTree for verkle::Tree {
-    fn apply_file(&mut self, text: &str, name: &str) -> Result<usize> {
-        let rows: Vec<Row<[u8; 32]>> = parse_rows(text, name, KeyRule::Verkle, None)?;
-        let count = rows.len();
-        self.apply(rows.into_iter().map(|r| (r.key, r.value)))
-            .with_context(|| format!("{name}: applying leaves"))?;
-        Ok(count)
-    }
-
-    fn root(&mut self) -> [u8; 32] {
-        self.root_bytes()
-    }
-}
-
-/// EIP-8297 rows one at a time, so that a key that is not prefix-free with a present key is
-/// reported at its line; the root is rehashed once per file.
-impl<H: TreeHash> RowTree for eip8297::Tree<H> {
-    fn apply_file(&mut self, text: &str, name: &str) -> Result<usize> {
-        let rule = KeyRule::Range {
-            max: eip8297::MAX_KEY_LENGTH,
-        };
-        let rows: Vec<Row<Vec<u8>>> = parse_rows(text, name, rule, None)?;
-        for row in &rows {
-            // A zero value is stored as a present leaf (tree-level write, as the trie vectors).
-            let written = match &row.value {
-                Some(value) => self.insert(&row.key, value),
-                None => self.remove(&row.key).map(drop),
-            };
-            written.map_err(|reason| CsvError::Tree {
-                source_name: name.to_owned(),
-                line: row.line,
-                reason,
-            })?;
-        }
-        Ok(rows.len())
-    }
-
-    fn root(&mut self) -> [u8; 32] {
-        eip8297::Tree::root(self)
-    }
-}
-
-impl<H: TreeHash> RowTree for eip7864::Tree<H> {
-    fn apply_file(&mut self, text: &str, name: &str) -> Result<usize> {
-        let rows: Vec<Row<[u8; 32]>> = parse_rows(text, name, KeyRule::Fixed32, Some("EIP-7864"))?;
-        // `parse_rows` rejected every `delete`: each row has a value.
-        self.apply(rows.iter().filter_map(|r| r.value.map(|v| (r.key, v))))
-            .with_context(|| format!("{name}: applying leaves"))?;
-        Ok(rows.len())
-    }
-
-    fn root(&mut self) -> [u8; 32] {
-        eip7864::Tree::root(self)
-    }
 }
 
 /// The empty tree the flags name.
