@@ -43,3 +43,26 @@ fn python_reference_binary_tree_roots_match_every_published_root() {
     // + 10 EIP-7864 BLAKE3 roots + 4 EIP-7864 SHA-256 roots.
     assert_eq!(passed, 633, "{stdout}");
 }
+
+#[test]
+fn python_reference_binary_witness_reproduces_the_spec_s_worked_examples() {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/reference/test_binary_witness.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{stdout}\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = stdout.lines().last().unwrap_or_default();
+    let passed: usize = summary
+        .strip_suffix(" passed, 0 failed")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected summary {summary:?}"));
+    assert!(passed >= 20, "{stdout}");
+}
