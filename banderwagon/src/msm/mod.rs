@@ -46,7 +46,11 @@ pub fn vartime_multi_scalar_mul(points: &[Element], scalars: &[Fr]) -> Element {
     }
     // The IFMA lanes keep their projective buckets: eight windows per pass beat the
     // batched affine additions there.
-    if n >= AFFINE_THRESHOLD && crate::field::lanes().is_none() {
+    #[cfg(all(target_arch = "x86_64", feature = "asm"))]
+    let lanes_on = crate::field::lanes().is_some();
+    #[cfg(not(all(target_arch = "x86_64", feature = "asm")))]
+    let lanes_on = false;
+    if n >= AFFINE_THRESHOLD && !lanes_on {
         if let Some(sum) = pippenger_affine(&points[..n], &scalars[..n]) {
             return sum;
         }
