@@ -355,18 +355,20 @@ impl BinaryTree {
 }
 
 fn binary_witness_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
-    let tree = input.get("tree")?;
-    if tree.str()? != "eip7864" {
+    let tree_loc = input.get("tree")?;
+    let tree = tree_loc.str()?;
+    let hash = binary_hash(input)?;
+    if !matches!((tree, hash), ("eip7864", _) | ("eip8297", "blake3")) {
         return Err(VectorError::field(
-            &tree.at,
-            format!("no binary witness for tree `{}`", tree.str()?),
+            &tree_loc.at,
+            format!("no binary witness for tree `{tree}` hashed with `{hash}`"),
         ));
     }
     let bytes = input.get("witness")?.hex()?;
     let pre = input.get("pre_state_root")?.hex_n::<32>()?;
-    let got = match binary_hash(input)? {
-        "sha256" => crate::schema::binary_witness_value::<bintree::Sha256>(&bytes, &pre),
-        _ => crate::schema::binary_witness_value::<bintree::Blake3>(&bytes, &pre),
+    let got = match hash {
+        "sha256" => crate::schema::binary_witness_value::<bintree::Sha256>(tree, &bytes, &pre),
+        _ => crate::schema::binary_witness_value::<bintree::Blake3>(tree, &bytes, &pre),
     };
     let value = got.as_ref().map(|_| ()).map_err(|r| *r);
     expect_rule(&input.at, value, &expect)?;

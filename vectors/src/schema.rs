@@ -621,19 +621,34 @@ pub(crate) fn fractional_value(v: &VerifiedFractional) -> Result<Value, Fraction
     }))
 }
 
-/// The `value` of a verified binary witness (`vectors/README.md`, kind `binary_witness`): each
+/// The `value` of a verified binary witness of `tree` (`eip7864` or `eip8297`;
+/// `vectors/README.md`, kind `binary_witness`): each
 /// key with its pre-value (`null`: proven absent) and write (`null`: unchanged, a value, or
 /// `"delete"`), and the post-state root; or the `bw.` rule the witness breaks. Written by the
 /// generator, checked against by the suite's checker, answered by the differential runner.
 pub fn binary_witness_value<H: bintree::TreeHash>(
+    tree: &str,
     bytes: &[u8],
     pre_root: &[u8; 32],
 ) -> Result<Value, &'static str> {
-    use bintree::witness::WriteRef;
+    if tree == "eip8297" {
+        let (witness, verified) =
+            bintree::eip8297::witness::verify::<H>(bytes, pre_root).map_err(|e| e.name())?;
+        return Ok(claims_value(witness.claims(), &verified.post_root));
+    }
     let (witness, verified) =
         bintree::eip7864::witness::verify::<H>(bytes, pre_root).map_err(|e| e.name())?;
-    let keys: Vec<Value> = witness
-        .claims()
+    Ok(claims_value(witness.claims(), &verified.post_root))
+}
+
+/// The claims of a verified binary witness and its post-state root, as
+/// [`binary_witness_value`] writes them.
+fn claims_value<'a>(
+    claims: impl Iterator<Item = bintree::witness::Claim<'a>>,
+    post_root: &[u8; 32],
+) -> Value {
+    use bintree::witness::WriteRef;
+    let keys: Vec<Value> = claims
         .map(|c| {
             let write = match c.write {
                 WriteRef::Unchanged => Value::Null,
@@ -647,7 +662,7 @@ pub fn binary_witness_value<H: bintree::TreeHash>(
             })
         })
         .collect();
-    Ok(json!({"keys": keys, "post_state_root": crate::at::hex0x(&verified.post_root)}))
+    json!({"keys": keys, "post_state_root": crate::at::hex0x(post_root)})
 }
 
 #[cfg(test)]
