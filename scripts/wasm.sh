@@ -6,7 +6,7 @@
 #   [FVERKLE_WASM_FEATURES=measure] scripts/wasm.sh [OUT_DIR]
 #
 # FVERKLE_WASM_FEATURES=measure adds the test and benchmark switches (`usePortableField`,
-# `verifyPreState`); the package proper exports exactly `verify`, `treeKey` and `version`.
+# `verifyPreState`); the package proper exports exactly `verify`, `verifyBinary`, `treeKey` and `version`.
 #
 # Installs what it needs: the wasm32-unknown-unknown target (rustup) and wasm-bindgen-cli
 # from crates.io at exactly the version of the `wasm-bindgen` crate in Cargo.lock.
@@ -29,14 +29,14 @@ if ! command -v wasm-bindgen >/dev/null 2>&1 || [ "$(wasm-bindgen --version | aw
 fi
 
 features="${FVERKLE_WASM_FEATURES:-}"
-exports="verify, treeKey, version"
+exports="verify, verifyBinary, treeKey, version"
 if [ -n "$features" ]; then
-  cargo build --release -p fverkle-witness --target wasm32-unknown-unknown --features "$features"
-  exports="verify, treeKey, usePortableField, verifyPreState, version"
+  cargo build --profile wasm -p fverkle-witness --target wasm32-unknown-unknown --features "$features"
+  exports="verify, verifyBinary, treeKey, usePortableField, verifyPreState, version"
 else
-  cargo build --release -p fverkle-witness --target wasm32-unknown-unknown
+  cargo build --profile wasm -p fverkle-witness --target wasm32-unknown-unknown
 fi
-wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/fverkle_witness.wasm"
+wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm/fverkle_witness.wasm"
 
 rm -rf "$out"
 mkdir -p "$out"

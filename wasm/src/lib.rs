@@ -5,6 +5,11 @@
 //!   `fverkle verify` accepts) or SSZ bytes, checked against the parent state root. Every
 //!   problem with the witness is a `{ valid: false, error }` result, never an exception;
 //!   only a malformed `preStateRoot` throws a `TypeError`.
+//! - `verifyBinary(witness, preStateRoot, tree, hash?)`: a binary-tree witness
+//!   (`spec/BINARY.md`; `tree` is `"eip7864"` or `"eip8297"`, `hash` `"sha256"` or `"blake3"`,
+//!   by default SHA-256 for EIP-7864 and BLAKE3 for EIP-8297) checked against the pre-state
+//!   root: every key's pre-value or absence, its write and the post-state root, or the rule the
+//!   witness breaks. Only a malformed `preStateRoot`, `tree` or `hash` throws.
 //! - `treeKey(address, treeIndex, subIndex)`: EIP-6800 `get_tree_key` without the prover's
 //!   tables.
 //! - `version()`.
@@ -19,7 +24,7 @@
 //! features); its field multiplications use 29-bit limbs with native 32×32→64-bit
 //! products (`banderwagon`'s WebAssembly backend). The logic lives in plain Rust functions
 //! ([`verify_bytes`], [`verify_json`], [`tree_key`]) that native tests call too; the
-//! `#[wasm_bindgen]` wrappers only convert JavaScript values.
+//! `#[wasm_bindgen]` wrappers only convert JavaScript values. ([`verify_binary`] too.)
 #![forbid(unsafe_code)]
 
 use wasm_bindgen::prelude::*;
@@ -107,6 +112,131 @@ pub fn verify_json(text: &str, pre_state_root: &[u8; 32]) -> Outcome {
     }
 }
 
+/// What a binary witness's block does to one key (`write` of [`BinaryClaim`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BinaryWrite {
+    /// Read only.
+    Unchanged,
+    /// Set to this value, `0x`-hex.
+    Set(String),
+    /// Removed (EIP-8297).
+    Delete,
+}
+
+/// One key of a verified binary witness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinaryClaim {
+    /// The key, `0x`-hex (32 bytes for EIP-7864; 34 or 66 for EIP-8297's zones).
+    pub key: String,
+    /// The value before the block, `0x`-hex; `None` when the key is proven absent.
+    pub pre_value: Option<String>,
+    /// What the block writes.
+    pub write: BinaryWrite,
+}
+
+/// What `verifyBinary` returns (a plain object in JavaScript).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BinaryOutcome {
+    /// The witness decoded and its multiproof gives the pre-state root.
+    pub valid: bool,
+    /// Why not.
+    pub error: Option<String>,
+    /// The rule of `spec/BINARY.md` the witness breaks (`bw.…`), when it is invalid.
+    pub rule: Option<&'static str>,
+    /// Every key with its pre-value and write, in the witness's order (empty when invalid).
+    pub claims: Vec<BinaryClaim>,
+    /// The post-state root from the witness alone, `0x`-hex.
+    pub post_state_root: Option<String>,
+}
+
+/// The binary trees a witness can be checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryTree {
+    /// EIP-7864: 31-byte stems, 256-leaf stem subtrees.
+    Eip7864,
+    /// EIP-8297: prefix-compressed branches, no stem nodes.
+    Eip8297,
+}
+
+impl BinaryTree {
+    /// Reads `"eip7864"` or `"eip8297"`.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "eip7864" => Ok(Self::Eip7864),
+            "eip8297" => Ok(Self::Eip8297),
+            other => Err(format!(
+                "tree must be \"eip7864\" or \"eip8297\", got {other:?}"
+            )),
+        }
+    }
+}
+
+fn binary_outcome<H: bintree::TreeHash>(
+    tree: BinaryTree,
+    bytes: &[u8],
+    pre_state_root: &[u8; 32],
+) -> BinaryOutcome {
+    use bintree::witness::{Claim, WriteRef};
+    let claim = |c: Claim<'_>| BinaryClaim {
+        key: to_hex(c.key),
+        pre_value: c.pre.map(|v| to_hex(v)),
+        write: match c.write {
+            WriteRef::Unchanged => BinaryWrite::Unchanged,
+            WriteRef::Set(v) => BinaryWrite::Set(to_hex(v)),
+            WriteRef::Delete => BinaryWrite::Delete,
+        },
+    };
+    let verified = match tree {
+        BinaryTree::Eip7864 => bintree::eip7864::witness::verify::<H>(bytes, pre_state_root)
+            .map(|(w, v)| (w.claims().map(claim).collect(), v)),
+        BinaryTree::Eip8297 => bintree::eip8297::witness::verify::<H>(bytes, pre_state_root)
+            .map(|(w, v)| (w.claims().map(claim).collect(), v)),
+    };
+    match verified {
+        Ok((claims, v)) => BinaryOutcome {
+            valid: true,
+            claims,
+            post_state_root: Some(to_hex(&v.post_root)),
+            ..BinaryOutcome::default()
+        },
+        Err(e) => BinaryOutcome {
+            error: Some(e.to_string()),
+            rule: Some(e.name()),
+            ..BinaryOutcome::default()
+        },
+    }
+}
+
+/// Verifies a binary-tree witness (`spec/BINARY.md`) against the pre-state root of `tree`,
+/// hashed with `hash` (`"sha256"` or `"blake3"`; `None`: SHA-256 for EIP-7864 as go-ethereum
+/// hashes it, BLAKE3 for EIP-8297). `Err` only for a hash name that is neither.
+pub fn verify_binary(
+    bytes: &[u8],
+    pre_state_root: &[u8; 32],
+    tree: BinaryTree,
+    hash: Option<&str>,
+) -> Result<BinaryOutcome, String> {
+    let hash = hash.unwrap_or(match tree {
+        BinaryTree::Eip7864 => "sha256",
+        BinaryTree::Eip8297 => "blake3",
+    });
+    match hash {
+        "sha256" => Ok(binary_outcome::<bintree::Sha256>(
+            tree,
+            bytes,
+            pre_state_root,
+        )),
+        "blake3" => Ok(binary_outcome::<bintree::Blake3>(
+            tree,
+            bytes,
+            pre_state_root,
+        )),
+        other => Err(format!(
+            "hash must be \"sha256\" or \"blake3\", got {other:?}"
+        )),
+    }
+}
+
 /// Parses a 20- or 32-byte `0x`-hex address into the 32-byte form (20 bytes are padded with
 /// twelve zero bytes in front).
 pub fn parse_address(text: &str) -> Result<[u8; 32], String> {
@@ -161,6 +291,30 @@ export interface VerifyResult {
   /** The post-state root computed from the witness's new values, 0x-hex. */
   postStateRoot: string | null;
 }
+
+/** One key of a verified binary witness. */
+export interface BinaryClaim {
+  /** The key, 0x-hex (32 bytes for EIP-7864; 34 or 66 bytes for EIP-8297). */
+  key: string;
+  /** The value before the block, 0x-hex, or null when the key is proven absent. */
+  preValue: string | null;
+  /** null: read only; a 0x-hex value: set; "delete": removed (EIP-8297). */
+  write: string | null;
+}
+
+/** The verdict on one binary-tree witness. */
+export interface VerifyBinaryResult {
+  /** The witness decoded and its multiproof gives `preStateRoot`. */
+  valid: boolean;
+  /** Why the witness is invalid. */
+  error: string | null;
+  /** The rule of spec/BINARY.md the witness breaks ("bw.…"), when invalid. */
+  rule: string | null;
+  /** Every key with its pre-value and write (empty when invalid). */
+  keys: BinaryClaim[];
+  /** The post-state root from the witness alone, 0x-hex. */
+  postStateRoot: string | null;
+}
 "#;
 
 fn outcome_to_js(o: &Outcome) -> JsValue {
@@ -208,6 +362,71 @@ pub fn verify_js(
         rejected("witness must be a JSON string or a Uint8Array of SSZ bytes".into())
     };
     Ok(outcome_to_js(&outcome))
+}
+
+fn binary_outcome_to_js(o: &BinaryOutcome) -> JsValue {
+    let set = |obj: &js_sys::Object, k: &str, v: JsValue| {
+        // Setting a property on a fresh plain object cannot fail.
+        let _ = js_sys::Reflect::set(obj, &JsValue::from_str(k), &v);
+    };
+    let opt = |s: Option<&str>| s.map_or(JsValue::NULL, JsValue::from_str);
+    let keys = js_sys::Array::new();
+    for c in &o.claims {
+        let claim = js_sys::Object::new();
+        set(&claim, "key", JsValue::from_str(&c.key));
+        set(&claim, "preValue", opt(c.pre_value.as_deref()));
+        let write = match &c.write {
+            BinaryWrite::Unchanged => JsValue::NULL,
+            BinaryWrite::Set(v) => JsValue::from_str(v),
+            BinaryWrite::Delete => JsValue::from_str("delete"),
+        };
+        set(&claim, "write", write);
+        keys.push(&claim);
+    }
+    let obj = js_sys::Object::new();
+    set(&obj, "valid", JsValue::from_bool(o.valid));
+    set(&obj, "error", opt(o.error.as_deref()));
+    set(&obj, "rule", opt(o.rule));
+    set(&obj, "keys", keys.into());
+    set(&obj, "postStateRoot", opt(o.post_state_root.as_deref()));
+    obj.into()
+}
+
+/// Verifies a binary-tree witness (SSZ-free bytes of `spec/BINARY.md`) against the parent
+/// block's state root: `tree` is `"eip7864"` or `"eip8297"`, `hash` `"sha256"` or `"blake3"`
+/// (default: SHA-256 for EIP-7864, BLAKE3 for EIP-8297). Never throws for a bad witness;
+/// throws a `TypeError` when `witness` is not a `Uint8Array` or `preStateRoot`, `tree` or
+/// `hash` is malformed.
+#[wasm_bindgen(js_name = verifyBinary, unchecked_return_type = "VerifyBinaryResult")]
+pub fn verify_binary_js(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] witness: JsValue,
+    #[wasm_bindgen(js_name = preStateRoot)] pre_state_root: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "\"eip7864\" | \"eip8297\"")] tree: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "\"sha256\" | \"blake3\" | undefined")] hash: JsValue,
+) -> Result<JsValue, JsValue> {
+    let root = pre_state_root
+        .as_string()
+        .ok_or_else(|| type_error("preStateRoot must be a string"))?;
+    let root = parse_root(&root).map_err(|e| type_error(&e))?;
+    let tree = tree
+        .as_string()
+        .ok_or_else(|| type_error("tree must be a string"))?;
+    let tree = BinaryTree::parse(&tree).map_err(|e| type_error(&e))?;
+    let hash = if hash.is_undefined() || hash.is_null() {
+        None
+    } else {
+        Some(
+            hash.as_string()
+                .ok_or_else(|| type_error("hash must be a string"))?,
+        )
+    };
+    let witness = witness
+        .dyn_ref::<js_sys::Uint8Array>()
+        .ok_or_else(|| type_error("witness must be a Uint8Array"))?
+        .to_vec();
+    let outcome =
+        verify_binary(&witness, &root, tree, hash.as_deref()).map_err(|e| type_error(&e))?;
+    Ok(binary_outcome_to_js(&outcome))
 }
 
 /// EIP-6800 `get_tree_key(address, treeIndex, subIndex)` as `0x`-hex: `address` is 20 or 32
@@ -307,5 +526,68 @@ mod tests {
         }
         let o = verify_bytes(&[0xff; 7], &root);
         assert!(!o.valid && o.error.is_some());
+    }
+
+    #[test]
+    fn binary_witnesses_verify_and_forgeries_name_their_rule() {
+        let key = |b: u8| {
+            let mut k = [b; 32];
+            k[31] = 7;
+            k
+        };
+        for tree in [BinaryTree::Eip7864, BinaryTree::Eip8297] {
+            let (bytes, root) = match tree {
+                BinaryTree::Eip7864 => {
+                    let mut t = bintree::eip7864::Tree::<bintree::Sha256>::new();
+                    t.insert(&key(1), &[5; 32]).unwrap();
+                    t.insert(&key(2), &[6; 32]).unwrap();
+                    let writes = [
+                        (key(1), bintree::witness::Write::Set([9; 32])),
+                        (key(3), bintree::witness::Write::Unchanged),
+                    ];
+                    (t.witness(&writes).unwrap(), t.root())
+                }
+                BinaryTree::Eip8297 => {
+                    let k = |b: u8| [b; 34].to_vec();
+                    let mut t = bintree::eip8297::Tree::<bintree::Blake3>::new();
+                    t.insert(&k(1), &[5; 32]).unwrap();
+                    t.insert(&k(2), &[6; 32]).unwrap();
+                    let writes = [
+                        (k(1), bintree::witness::Write::Delete),
+                        (k(3), bintree::witness::Write::Unchanged),
+                    ];
+                    (t.witness(&writes).unwrap(), t.root())
+                }
+            };
+            let o = verify_binary(&bytes, &root, tree, None).unwrap();
+            assert!(o.valid, "{tree:?}: {:?}", o.error);
+            assert_eq!(o.claims.len(), 2);
+            assert_eq!(o.claims[0].pre_value, Some(to_hex(&[5; 32])));
+            assert_eq!(o.claims[1].pre_value, None);
+            assert!(o.post_state_root.is_some() && o.post_state_root != Some(to_hex(&root)));
+            // Another root, the other tree, the other hash, a cut witness: rejected by rule.
+            let other = verify_binary(&bytes, &[1; 32], tree, None).unwrap();
+            assert_eq!((other.valid, other.rule), (false, Some("bw.root")));
+            let flipped = match tree {
+                BinaryTree::Eip7864 => BinaryTree::Eip8297,
+                BinaryTree::Eip8297 => BinaryTree::Eip7864,
+            };
+            assert_eq!(
+                verify_binary(&bytes, &root, flipped, None).unwrap().rule,
+                Some("bw.tree")
+            );
+            let hash = match tree {
+                BinaryTree::Eip7864 => "blake3",
+                BinaryTree::Eip8297 => "sha256",
+            };
+            assert_eq!(
+                verify_binary(&bytes, &root, tree, Some(hash)).unwrap().rule,
+                Some("bw.hash")
+            );
+            let cut = verify_binary(&bytes[..bytes.len() - 1], &root, tree, None).unwrap();
+            assert!(!cut.valid && cut.claims.is_empty() && cut.error.is_some());
+        }
+        assert!(BinaryTree::parse("verkle").is_err());
+        assert!(verify_binary(&[], &[0; 32], BinaryTree::Eip7864, Some("md5")).is_err());
     }
 }

@@ -21,7 +21,7 @@ if (!fs.existsSync(path.join(pkgDir, "package.json"))) {
 }
 const esm = await import(path.join(pkgDir, "node.mjs"));
 const cjs = createRequire(import.meta.url)(path.join(pkgDir, "node/fverkle_witness.js"));
-const { verify, treeKey, version } = esm;
+const { verify, verifyBinary, treeKey, version } = esm;
 
 const readJson = (p) => JSON.parse(fs.readFileSync(p, "utf8"));
 const vector = (rel) => path.join(vectorsDir, rel);
@@ -59,9 +59,10 @@ test("a spread of the Kaustinen6 chain verifies, with post-state roots equal to 
   }
 });
 
-test("the package exports exactly verify, treeKey and version", () => {
-  assert.deepEqual(Object.keys(esm).sort(), ["treeKey", "verify", "version"]);
-  assert.deepEqual(Object.keys(cjs).filter((k) => typeof cjs[k] === "function").sort(), ["treeKey", "verify", "version"]);
+test("the package exports exactly verify, verifyBinary, treeKey and version", () => {
+  const names = ["treeKey", "verify", "verifyBinary", "version"];
+  assert.deepEqual(Object.keys(esm).sort(), names);
+  assert.deepEqual(Object.keys(cjs).filter((k) => typeof cjs[k] === "function").sort(), names);
 });
 
 test("a block against its neighbour's root is invalid, with the reason", () => {
@@ -229,4 +230,100 @@ test("the README's JavaScript example runs as written", async () => {
     fs.rmSync(file, { force: true });
     fs.rmSync(path.join(here, ".readme-block.json"), { force: true });
   }
+});
+
+/** A binary-witness result has exactly the documented shape. */
+function assertBinaryShape(r) {
+  assert.deepEqual(Object.keys(r).sort(), ["error", "keys", "postStateRoot", "rule", "valid"]);
+  assert.equal(typeof r.valid, "boolean");
+  assert.ok(Array.isArray(r.keys));
+  for (const k of r.keys) {
+    assert.deepEqual(Object.keys(k).sort(), ["key", "preValue", "write"]);
+    assert.match(k.key, /^0x([0-9a-f]{2})+$/);
+    assert.ok(k.preValue === null || /^0x[0-9a-f]{64}$/.test(k.preValue));
+    assert.ok(k.write === null || k.write === "delete" || /^0x[0-9a-f]{64}$/.test(k.write));
+  }
+  if (r.valid) {
+    assert.equal(r.error, null);
+    assert.equal(r.rule, null);
+    assert.match(r.postStateRoot, /^0x[0-9a-f]{64}$/);
+  } else {
+    assert.ok(r.error.length > 0);
+    assert.match(r.rule, /^bw\./);
+    assert.equal(r.postStateRoot, null);
+    assert.equal(r.keys.length, 0);
+  }
+}
+
+test("every binary-witness case of the conformance suite (EIP-7864 and EIP-8297)", () => {
+  const seen = { eip7864: 0, eip8297: 0 };
+  for (const c of suite("binary_witness_valid.json")) {
+    const { tree, hash, witness, pre_state_root } = c.input;
+    const r = verifyBinary(hexBytes(witness), pre_state_root, tree, hash);
+    assertBinaryShape(r);
+    assert.equal(r.valid, true, `${c.name}: ${r.error}`);
+    assert.equal(r.postStateRoot, c.output.post_state_root, c.name);
+    assert.deepEqual(
+      r.keys,
+      c.output.keys.map((k) => ({ key: k.key, preValue: k.pre_value, write: k.write })),
+      c.name,
+    );
+    seen[tree]++;
+  }
+  assert.ok(seen.eip7864 > 0 && seen.eip8297 > 0, JSON.stringify(seen));
+  let invalid = 0;
+  for (const c of suite("binary_witness_invalid.json")) {
+    const { tree, hash, witness, pre_state_root } = c.input;
+    const r = verifyBinary(hexBytes(witness), pre_state_root, tree, hash);
+    assertBinaryShape(r);
+    assert.equal(r.valid, false, c.name);
+    assert.equal(r.rule, c.rule, c.name);
+    invalid++;
+  }
+  assert.ok(invalid >= 30, `${invalid} invalid cases`);
+});
+
+test("binary witnesses: the default hash is each tree's own, and only malformed arguments throw", () => {
+  const c = suite("binary_witness_valid.json").find((c) => c.input.tree === "eip7864" && c.input.hash === "sha256");
+  const bytes = hexBytes(c.input.witness);
+  const root = c.input.pre_state_root;
+  assert.equal(verifyBinary(bytes, root, "eip7864").valid, true);
+  assert.equal(verifyBinary(bytes, root, "eip7864", "blake3").rule, "bw.hash");
+  assert.equal(verifyBinary(bytes, root, "eip8297").rule, "bw.tree");
+  const other = verifyBinary(bytes, "0x" + "11".repeat(32), "eip7864");
+  assert.equal(other.valid, false);
+  assert.equal(other.rule, "bw.root");
+  assert.throws(() => verifyBinary(bytes, root, "verkle"), TypeError);
+  assert.throws(() => verifyBinary(bytes, root, "eip7864", "md5"), TypeError);
+  assert.throws(() => verifyBinary(bytes, "0x12", "eip7864"), TypeError);
+  assert.throws(() => verifyBinary("0x00", root, "eip7864"), TypeError);
+});
+
+test("mutants of binary witnesses: a verdict for each, and what verifies claims what the honest one does", () => {
+  const next = rng(0xb1a7);
+  const cases = suite("binary_witness_valid.json");
+  let accepted = 0;
+  let rejected = 0;
+  for (let i = 0; i < 3000; i++) {
+    const c = cases[next() % cases.length];
+    const { tree, hash, pre_state_root } = c.input;
+    const m = hexBytes(c.input.witness);
+    const flips = 1 + (next() % 3);
+    for (let k = 0; k < flips; k++) m[next() % m.length] ^= 1 + (next() % 255);
+    const input = next() % 9 === 0 ? m.subarray(0, next() % m.length) : m;
+    const r = verifyBinary(input, pre_state_root, tree, hash);
+    assertBinaryShape(r);
+    if (!r.valid) {
+      rejected++;
+      continue;
+    }
+    accepted++;
+    // Pre-state claims of keys the honest witness names are the honest ones.
+    const honest = new Map(c.output.keys.map((k) => [k.key, k.pre_value]));
+    for (const k of r.keys) {
+      if (honest.has(k.key)) assert.equal(k.preValue, honest.get(k.key), `${c.name}: ${k.key}`);
+    }
+  }
+  assert.ok(rejected > 2000, `${rejected} rejected`);
+  assert.ok(accepted + rejected === 3000);
 });
