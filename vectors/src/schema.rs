@@ -373,6 +373,17 @@ pub const RULES: &[Rule] = &[
         summary: "keys strictly increasing (sorted, no duplicate)",
     },
     Rule {
+        id: "bw.keys.length",
+        section: "B7",
+        summary: "EIP-8297: every key (and other leaf record's key) is 1 to 66 bytes",
+    },
+    Rule {
+        id: "bw.keys.prefix",
+        section: "B7",
+        summary: "EIP-8297: no key is a proper prefix of the next, nor of a key the post-state \
+                  tree places beside it",
+    },
+    Rule {
         id: "bw.keys.flags",
         section: "B2.1",
         summary: "no unknown flag bit; delete only in EIP-8297, with a pre-value, without a set",
@@ -385,12 +396,14 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "bw.end.kind",
         section: "B3",
-        summary: "an end record's kind is EMPTY, PRESENT or DIVERGENT",
+        summary: "an end record's kind is EMPTY, PRESENT or DIVERGENT (EIP-8297: EMPTY, \
+                  PRESENT, AT_LEAF or AT_BRANCH); an other record's tag is leaf or branch",
     },
     Rule {
         id: "bw.end.depth",
         section: "B4",
-        summary: "a path ends at most at depth 248, exactly where its end node is",
+        summary: "a path ends at most at depth 248 (EIP-8297: 528 branches), exactly where its \
+                  end node is; every branches entry is used",
     },
     Rule {
         id: "bw.end.group",
@@ -400,17 +413,22 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "bw.end.absent_value",
         section: "B4",
-        summary: "no pre-value under a path that ends empty or at another stem",
+        summary: "no pre-value under a path that ends empty or at another stem, leaf or branch",
+    },
+    Rule {
+        id: "bw.end.present_absent",
+        section: "B8",
+        summary: "EIP-8297: a key whose path ends at its own leaf carries its pre-value",
     },
     Rule {
         id: "bw.other.prefix",
         section: "B4",
-        summary: "an other stem agrees with the path above its node",
+        summary: "an other stem or leaf agrees with the path above its node",
     },
     Rule {
         id: "bw.other.touched",
         section: "B4",
-        summary: "an other stem is not a touched stem",
+        summary: "an other stem or leaf is not a touched stem or key",
     },
     Rule {
         id: "bw.other.empty",
@@ -423,9 +441,21 @@ pub const RULES: &[Rule] = &[
         summary: "no internal node on a touched path hashes to ZERO",
     },
     Rule {
+        id: "bw.branch.prefix",
+        section: "B8",
+        summary: "EIP-8297: a branch prefix is at most 528 bits with zero padding, and the keys \
+                  passing the branch share it",
+    },
+    Rule {
+        id: "bw.collapse",
+        section: "B8",
+        summary: "EIP-8297: a delete that empties a branch side comes with the survivor's \
+                  record, beside the deleted path on the other side",
+    },
+    Rule {
         id: "bw.hash.zero",
         section: "B2.3",
-        summary: "no sent hash is ZERO",
+        summary: "no sent hash (nor an other branch record's child) is ZERO",
     },
     Rule {
         id: "bw.bitmap.padding",
@@ -435,7 +465,8 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "bw.count.hashes",
         section: "B2.3",
-        summary: "hash_count is at most sibling_count and equals the bitmap's 1 bits",
+        summary: "hash_count is at most sibling_count and equals the bitmap's 1 bits \
+                  (EIP-8297: equals sibling_count)",
     },
     Rule {
         id: "bw.count.siblings",

@@ -1,6 +1,9 @@
 //! The binary-tree files: roots of both trees after every operation (`binary_tree_root`), and
-//! EIP-7864 binary witnesses (`spec/BINARY.md`) against their pre-state roots, valid with
-//! their claims and post-state root, or invalid with the `bw.` rule they break.
+//! binary witnesses (`spec/BINARY.md`; EIP-7864 here, EIP-8297 in [`eip8297_witness`])
+//! against their pre-state roots, valid with their claims and post-state root, or invalid
+//! with the `bw.` rule they break.
+
+mod eip8297_witness;
 
 use bintree::witness::Write;
 use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
@@ -35,7 +38,8 @@ pub(super) fn binary_files() -> Result<Vec<SuiteFile>, VectorError> {
         suite_file(
             "binary_witness_invalid.json",
             Kind::BinaryWitness,
-            "EIP-7864 binary witnesses that break one rule of spec/BINARY.md each (§9 names).",
+            "EIP-7864 and EIP-8297 binary witnesses that break one rule of spec/BINARY.md each \
+             (§9 names).",
             invalid_cases,
         )?,
     ])
@@ -609,7 +613,8 @@ fn eip7864_witness_cases() -> Result<(Vec<Value>, Vec<Value>), VectorError> {
             value,
         ));
     }
-    valid_cases.extend(eip8297_witness_cases()?);
+    let (eip8297_valid, eip8297_invalid) = eip8297_witness::eip8297_witness_cases()?;
+    valid_cases.extend(eip8297_valid);
     let mut invalid_cases = Vec::new();
     for (name, from, description, rule, edit) in mutations() {
         let p = proven
@@ -633,87 +638,6 @@ fn eip7864_witness_cases() -> Result<(Vec<Value>, Vec<Value>), VectorError> {
             rule,
         ));
     }
+    invalid_cases.extend(eip8297_invalid);
     Ok((valid_cases, invalid_cases))
-}
-
-/// A witness's keys and what the block does to each.
-type KeyWrites = Vec<(Vec<u8>, Write)>;
-
-/// EIP-8297 witnesses (`spec/BINARY.md` §7, §8) on a state of four accounts' header and
-/// storage keys: reads, absences at a leaf and at a branch, updates, inserts that split a
-/// compressed prefix, deletes that collapse a branch into a surviving leaf or branch.
-fn eip8297_witness_cases() -> Result<Vec<Value>, VectorError> {
-    let mut rng = Rng::new(0xb1_8297);
-    let addresses: Vec<[u8; 32]> = (0..4).map(|_| rng.bytes()).collect();
-    let slot = |n: u64| {
-        let mut s = [0u8; 32];
-        s[24..].copy_from_slice(&n.to_be_bytes());
-        s
-    };
-    let header =
-        |a: usize, sub: u8| eip8297::keys::header_key::<Blake3>(&addresses[a], sub).to_vec();
-    let storage = |a: usize, n: u64| {
-        eip8297::keys::storage_slot_key::<Blake3>(&addresses[a], &slot(n))
-            .as_bytes()
-            .to_vec()
-    };
-    let mut tree = eip8297::Tree::<Blake3>::new();
-    for a in 0..3 {
-        for sub in [0u8, 1] {
-            tree.insert(&header(a, sub), &rng.bytes())
-                .map_err(gen_err)?;
-        }
-        for n in [0u64, 1, 700] {
-            tree.insert(&storage(a, n), &rng.bytes()).map_err(gen_err)?;
-        }
-    }
-    let v: [u8; 32] = rng.bytes();
-    let w: [u8; 32] = rng.bytes();
-    let scenarios: Vec<(&str, &str, KeyWrites)> = vec![
-        ("eip8297_read_present_values", "reads of a header key and a storage key", vec![
-            (header(0, 0), Write::Unchanged),
-            (storage(1, 700), Write::Unchanged),
-        ]),
-        ("eip8297_absent_keys", "reads of absent keys: a header slot of a present account, a storage slot, an account never written", vec![
-            (header(0, 2), Write::Unchanged),
-            (storage(2, 5), Write::Unchanged),
-            (header(3, 0), Write::Unchanged),
-        ]),
-        ("eip8297_updates_and_inserts", "a changed value, new keys beside present ones and a new account", vec![
-            (header(1, 0), Write::Set(v)),
-            (storage(1, 2), Write::Set(w)),
-            (header(3, 0), Write::Set(v)),
-        ]),
-        ("eip8297_delete_collapses_to_a_leaf", "a delete whose branch keeps one leaf, which rises", vec![
-            (storage(0, 0), Write::Delete),
-        ]),
-        ("eip8297_deletes_collapse_a_subtree", "every key of one account deleted: its branches collapse into their surviving siblings", vec![
-            (header(2, 0), Write::Delete),
-            (header(2, 1), Write::Delete),
-            (storage(2, 0), Write::Delete),
-            (storage(2, 1), Write::Delete),
-            (storage(2, 700), Write::Delete),
-        ]),
-        ("eip8297_mixed_block", "reads, sets, inserts and deletes across the four accounts", vec![
-            (header(0, 1), Write::Set(w)),
-            (storage(0, 1), Write::Delete),
-            (storage(1, 0), Write::Unchanged),
-            (storage(3, 9), Write::Set(v)),
-            (header(2, 2), Write::Unchanged),
-        ]),
-    ];
-    let pre = tree.root();
-    let mut cases = Vec::new();
-    for (name, description, writes) in scenarios {
-        let bytes = tree.witness(&writes).map_err(gen_err)?;
-        let value = binary_witness_value::<Blake3>("eip8297", &bytes, &pre)
-            .map_err(|r| VectorError::Generator(format!("{name}: our witness rejected ({r})")))?;
-        cases.push(valid(
-            name,
-            description,
-            json!({"tree": "eip8297", "hash": "blake3", "witness": hex0x(&bytes), "pre_state_root": hex0x(&pre)}),
-            value,
-        ));
-    }
-    Ok(cases)
 }
