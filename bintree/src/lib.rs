@@ -14,7 +14,9 @@
 //! - the binary witness of a block ([`witness`], [`eip7864::witness`], [`eip8297::witness`]):
 //!   a tree's `witness` method proves a list of keys and writes, and a light client decodes
 //!   the bytes as views, checks them against the pre-state root and gets the post-state root
-//!   from the witness alone (`spec/BINARY.md`).
+//!   from the witness alone (`spec/BINARY.md`);
+//! - under the `fuzzing` feature, the bodies of the binary-witness fuzz targets and the
+//!   scenario generators the tests share ([`fuzz`]).
 //!
 //! The first call a user makes is a tree's `new`, then writes and `root`:
 //!
@@ -77,6 +79,8 @@ pub mod code;
 pub mod eip7864;
 pub mod eip8297;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 mod hash;
 pub mod witness;
 
