@@ -23,7 +23,7 @@ pub mod fuzz;
 mod leaves;
 mod stream;
 
-pub use csv::parse_leaf_csv;
+pub use csv::{parse_leaf_csv, read_key_value_lines, LineError, LineShape};
 pub use error::{FieldError, ImportError};
 pub use stream::{stream_genesis_leaves, StreamCounts, STREAM_BATCH_ACCOUNTS};
 

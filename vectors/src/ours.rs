@@ -221,11 +221,17 @@ fn tree_key_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError>
     expect_eq(&want.at, hex0x(&key), hex0x(&want.hex_n::<32>()?))
 }
 
-fn tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
-    let Some(out) = output(&expect, &input.at)? else {
+/// The operations of a root case (`name`, all valid) and the roots expected after each,
+/// as many of one as of the other.
+fn ops_and_roots<'a>(
+    input: &Loc<'a>,
+    expect: &Expect<'a>,
+    name: &str,
+) -> Result<(Vec<Loc<'a>>, Vec<Loc<'a>>), VectorError> {
+    let Some(out) = output(expect, &input.at)? else {
         return Err(VectorError::field(
             &input.at,
-            "tree_root cases are all valid",
+            format!("{name} cases are all valid"),
         ));
     };
     let ops = input.get("operations")?.items()?;
@@ -236,19 +242,30 @@ fn tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError
             format!("{} roots for {} operations", roots.len(), ops.len()),
         ));
     }
+    Ok((ops, roots))
+}
+
+/// What an operation writes: `insert` its 32-byte `value` (`Some`), or `delete` (`None`).
+fn op_value(op: &Loc<'_>) -> Result<Option<[u8; 32]>, VectorError> {
+    let kind = op.get("op")?;
+    match kind.str()? {
+        "insert" => Ok(Some(op.get("value")?.hex_n::<32>()?)),
+        "delete" => Ok(None),
+        other => Err(VectorError::field(
+            &kind.at,
+            format!("unknown op `{other}`"),
+        )),
+    }
+}
+
+fn tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
+    let (ops, roots) = ops_and_roots(input, &expect, "tree_root")?;
     let mut tree = Tree::new();
     for (op, root) in ops.iter().zip(&roots) {
         let key = op.get("key")?.hex_n::<32>()?;
-        let kind = op.get("op")?;
-        let result = match kind.str()? {
-            "insert" => tree.insert(&key, op.get("value")?.hex_n::<32>()?),
-            "delete" => tree.delete(&key),
-            other => {
-                return Err(VectorError::field(
-                    &kind.at,
-                    format!("unknown op `{other}`"),
-                ))
-            }
+        let result = match op_value(op)? {
+            Some(value) => tree.insert(&key, value),
+            None => tree.delete(&key),
         };
         result.map_err(|e| VectorError::field(&op.at, format!("tree: {e}")))?;
         expect_eq(
@@ -273,20 +290,7 @@ fn binary_hash<'a>(input: &Loc<'a>) -> Result<&'a str, VectorError> {
 }
 
 fn binary_tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), VectorError> {
-    let Some(out) = output(&expect, &input.at)? else {
-        return Err(VectorError::field(
-            &input.at,
-            "binary_tree_root cases are all valid",
-        ));
-    };
-    let ops = input.get("operations")?.items()?;
-    let roots = out.get("roots")?.items()?;
-    if roots.len() != ops.len() {
-        return Err(VectorError::field(
-            &out.at,
-            format!("{} roots for {} operations", roots.len(), ops.len()),
-        ));
-    }
+    let (ops, roots) = ops_and_roots(input, &expect, "binary_tree_root")?;
     let tree_loc = input.get("tree")?;
     let hash = binary_hash(input)?;
     let mut tree = match (tree_loc.str()?, hash) {
@@ -302,17 +306,7 @@ fn binary_tree_root_case(input: &Loc<'_>, expect: Expect<'_>) -> Result<(), Vect
     };
     for (op, root) in ops.iter().zip(&roots) {
         let key = op.get("key")?.hex()?;
-        let kind = op.get("op")?;
-        let value = match kind.str()? {
-            "insert" => Some(op.get("value")?.hex_n::<32>()?),
-            "delete" => None,
-            other => {
-                return Err(VectorError::field(
-                    &kind.at,
-                    format!("unknown op `{other}`"),
-                ))
-            }
-        };
+        let value = op_value(op)?;
         let got = tree
             .write(&key, value.as_ref())
             .map_err(|e| VectorError::field(&op.at, format!("tree: {e}")))?;

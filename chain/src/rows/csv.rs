@@ -6,6 +6,7 @@
 //! file of no writes.
 
 use bintree::witness::Write;
+use genesis::{read_key_value_lines, LineError, LineShape};
 
 /// How many bytes a key may have, and how its hex is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +115,15 @@ pub enum CsvError {
     },
 }
 
+impl From<LineShape> for FieldError {
+    fn from(shape: LineShape) -> Self {
+        match shape {
+            LineShape::MissingValue => FieldError::Missing,
+            LineShape::ExtraField => FieldError::ExtraField,
+        }
+    }
+}
+
 /// What a row's key is read into: `[u8; 32]` with a 32-byte [`KeyRule`], `Vec<u8>` with any.
 pub trait RowKey: Sized {
     /// The key from its bytes (`None`: not a length this type holds).
@@ -140,50 +150,35 @@ pub fn parse_rows<K: RowKey>(
     rule: KeyRule,
     delete_tree: Option<&'static str>,
 ) -> Result<Vec<Row<K>>, CsvError> {
-    let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let err = |field: &'static str, reason: FieldError| CsvError::Field {
-            source_name: source_name.to_owned(),
-            line: i + 1,
-            field,
-            reason,
-        };
-        let mut fields = line.split(',');
-        let key_text = fields.next().unwrap_or("").trim();
-        let value_text = fields
-            .next()
-            .ok_or_else(|| err("value", FieldError::Missing))?
-            .trim();
-        match (fields.next(), fields.next()) {
-            (None, _) => {}
-            (Some(last), None) if last.trim().is_empty() => {}
-            _ => return Err(err("line", FieldError::ExtraField)),
-        }
-        let key_bytes = key_hex(key_text, rule).map_err(|e| err("key", e))?;
+    read_key_value_lines(text, |line, key_text, value_text| {
+        let key_bytes = key_hex(key_text, rule).map_err(|e| ("key", e))?;
         let got = key_bytes.len();
         let key = K::from_checked(key_bytes)
-            .ok_or_else(|| err("key", FieldError::WrongLength { expected: 32, got }))?;
+            .ok_or(("key", FieldError::WrongLength { expected: 32, got }))?;
         let value = if value_text.eq_ignore_ascii_case("delete") {
             if let Some(tree) = delete_tree {
-                return Err(err("value", FieldError::DeleteUndefined { tree }));
+                return Err(("value", FieldError::DeleteUndefined { tree }));
             }
             None
         } else {
             let even = !matches!(rule, KeyRule::Verkle);
-            let bytes = hex_bytes(value_text, even).map_err(|e| err("value", e))?;
-            Some(fixed32(bytes).map_err(|e| err("value", e))?)
+            let bytes = hex_bytes(value_text, even).map_err(|e| ("value", e))?;
+            Some(fixed32(bytes).map_err(|e| ("value", e))?)
         };
-        out.push(Row {
-            line: i + 1,
-            key,
-            value,
-        });
-    }
-    Ok(out)
+        Ok(Row { line, key, value })
+    })
+    .map_err(
+        |LineError {
+             line,
+             field,
+             reason,
+         }| CsvError::Field {
+            source_name: source_name.to_owned(),
+            line,
+            field,
+            reason,
+        },
+    )
 }
 
 /// Parses a keys file for a binary witness, as `fverkle prove` reads one for Verkle: one hex

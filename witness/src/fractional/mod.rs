@@ -39,6 +39,8 @@ pub use owned::{
 };
 pub use result::{Anchor, FractionalKey, VerifiedFractional};
 pub use shard::shard_of;
+#[cfg(feature = "fuzzing")]
+pub(crate) use verify::add_internal_witnesses;
 pub use verify::{start_transcript, verify_fractional, verify_fractional_bytes, TRANSCRIPT_LABEL};
 pub use verify_error::FractionalVerifyError;
 pub use wire::FractionalProof;

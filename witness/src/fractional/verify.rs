@@ -132,7 +132,7 @@ fn proves_internal(openings: &[Opening]) -> bool {
 /// internal the next witness, as an opening at index 0 before its others. `openings` are
 /// each node's together, in commitment order (commitment `k` is the `k`-th non-empty node
 /// in path order, the root 0).
-fn add_internal_witnesses(
+pub(crate) fn add_internal_witnesses(
     shape: &Shape,
     openings: &mut Vec<Opening>,
     witnesses: &[Fr],

@@ -5,18 +5,18 @@
 //! draw only true claims from the edited structure.
 //!
 //! The openings are those of the verifier itself (`crate::verify::prepare_parts`, stopped
-//! before the multiproof's last step); for a fractional proof this module adds the internal
-//! witnesses' openings the way `spec/FRACTIONAL.md` §4.3 places them. Should that placement
-//! ever differ from the verifier's, the re-proven multiproof is rejected: the targets lose
-//! reach, they report nothing false.
+//! before the multiproof's last step); for a fractional proof the internal witnesses'
+//! openings are placed by the fractional verifier's own step (`spec/FRACTIONAL.md` §4.3).
 
 use crate::prelude::*;
 
 use banderwagon::Fr;
 use ipa::{Opening, Transcript};
 
-use crate::fractional::{start_transcript, FractionalProof, FractionalVerifyError};
-use crate::verify::shape::{Draft, Shape};
+use crate::fractional::{
+    add_internal_witnesses, start_transcript, FractionalProof, FractionalVerifyError,
+};
+use crate::verify::shape::Shape;
 use crate::verify::{prepare_parts, VerifyError};
 use crate::ExecutionWitness;
 
@@ -95,7 +95,7 @@ pub fn fractional_openings(
         state_diff,
         &verkle_proof,
         |shape: &Shape, _fields: &[Fr], openings: &mut Vec<Opening>| {
-            with_internal_witnesses(shape, openings, proof.internal_witnesses())?;
+            add_internal_witnesses(shape, openings, proof.internal_witnesses())?;
             seen.clone_from(openings);
             Ok::<_, FractionalVerifyError>(start_transcript(proof.body()))
         },
@@ -107,46 +107,4 @@ pub fn fractional_openings(
     )
     .ok_or(VerifyError::ProofRejected)?;
     Ok((out, start_transcript(proof.body())))
-}
-
-/// `spec/FRACTIONAL.md` §4.3: each internal node but the root whose own openings do not
-/// prove it internal takes the next internal witness, opened at index 0 before its others.
-fn with_internal_witnesses(
-    shape: &Shape,
-    openings: &mut Vec<Opening>,
-    witnesses: &[Fr],
-) -> Result<(), FractionalVerifyError> {
-    let mut out: Vec<Opening> = Vec::with_capacity(openings.len() + witnesses.len());
-    let mut rest: &[Opening] = openings;
-    let mut next = witnesses.iter();
-    let mut k = 0u32;
-    for (path, draft) in &shape.nodes {
-        if matches!(draft, Draft::Empty) {
-            continue;
-        }
-        let own = rest.iter().take_while(|o| o.commitment == k).count();
-        let (mine, after) = rest.split_at(own);
-        rest = after;
-        let proven = mine
-            .iter()
-            .any(|o| crate::leaf::rules_out_leaf(o.point, &o.result));
-        if matches!(draft, Draft::Internal { .. }) && !path.is_empty() && !proven {
-            let w = next
-                .next()
-                .ok_or(FractionalVerifyError::InternalWitnessCount {
-                    expected: 0,
-                    got: witnesses.len(),
-                })?;
-            out.push(Opening {
-                commitment: k,
-                point: 0,
-                result: *w,
-            });
-        }
-        out.extend_from_slice(mine);
-        k += 1;
-    }
-    out.extend_from_slice(rest);
-    *openings = out;
-    Ok(())
 }

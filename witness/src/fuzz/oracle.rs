@@ -179,6 +179,23 @@ pub struct Checked {
     pub same_writes: bool,
 }
 
+/// One fact of a [`Truth`], replaced by [`Truth::with_fact`] to show that the oracle fails
+/// when the truth and a verified witness disagree on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fact {
+    /// The pre-state root.
+    PreRoot([u8; 32]),
+    /// The node proven at a path (`None`: none).
+    Node(Vec<u8>, Option<NodeFact>),
+    /// A bound key's pre-state value.
+    PreValue(Key, Slot),
+    /// The writes that change a value, in key order.
+    Writes(Writes),
+    /// The post-state roots.
+    PostRoots(Roots),
+}
+
 /// The roots of a set of writes on the true pre-state, for a caller that knows that state.
 pub type TruePost<'a> = &'a mut dyn FnMut(&Writes) -> Option<Roots>;
 
@@ -195,6 +212,8 @@ pub struct Truth {
     /// The original's writes that change a value.
     writes: Writes,
     post: Roots,
+    /// Whether post-state roots are checked also when the mutant has unbound writes.
+    unbound_post: bool,
 }
 
 /// The writes of a verified witness that change a value, in key order.
@@ -250,6 +269,7 @@ impl Truth {
             nodes,
             writes: effective_writes(v),
             post,
+            unbound_post: false,
         }
     }
 
@@ -300,6 +320,33 @@ impl Truth {
     /// carry the coordinator path).
     pub fn with_coordinator_root(mut self, root: [u8; 32]) -> Truth {
         self.coordinator_root = Some(root);
+        self
+    }
+
+    /// The same truth with `fact` in place of what the original proves.
+    pub fn with_fact(mut self, fact: Fact) -> Truth {
+        match fact {
+            Fact::PreRoot(root) => self.pre_root = root,
+            Fact::Node(path, Some(node)) => {
+                self.nodes.insert(path, node);
+            }
+            Fact::Node(path, None) => {
+                self.nodes.remove(&path);
+            }
+            Fact::PreValue(key, value) => {
+                self.pre.insert(key, value);
+            }
+            Fact::Writes(writes) => self.writes = writes,
+            Fact::PostRoots(roots) => self.post = roots,
+        }
+        self
+    }
+
+    /// The same truth checking the post-state roots also of a mutant with unbound writes
+    /// (whose roots the verifier reports as trusting the prover): for mutants that are not
+    /// re-proven, whose unbound writes are still the honest prover's.
+    pub fn with_unbound_post(mut self) -> Truth {
+        self.unbound_post = true;
         self
     }
 
@@ -481,7 +528,7 @@ impl Truth {
         true_post: Option<TruePost<'_>>,
         checked: &mut Checked,
     ) -> Result<(), Box<FalseClaim>> {
-        if v.unbound_writes() > 0 {
+        if v.unbound_writes() > 0 && !self.unbound_post {
             return Ok(());
         }
         checked.post_state = true;

@@ -17,7 +17,7 @@ mod fixed;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use encode::encode;
+pub(crate) use encode::{encode, write_witness, ProofParts};
 use fixed::{PROOF_D_AT, PROOF_FIXED, STEM_DIFF_FIXED, SUFFIX_DIFF_FIXED, WITNESS_FIXED};
 
 /// Where one `StemStateDiff` lives in the buffer.

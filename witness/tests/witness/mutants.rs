@@ -21,28 +21,19 @@
 //!
 //! # The oracle
 //!
-//! The original witness is geth's and verifies, so what it proves is the truth: the
-//! pre-state value of each of its keys, and every node it proves — an empty slot (every stem
-//! under it is absent), a leaf holding a stem (every other stem under it is absent), internal
-//! nodes and their commitments. A mutant passes when it is rejected (any `Err`, from
-//! decoding or from `verify`), or when `verify` accepts it and every claim it then makes is
-//! true:
-//! 1. its pre-state root is the block's parent root (as an element: another encoding of the
-//!    same point would be the same claim);
-//! 2. every proven node is a node the original proves at the same path, of the same kind,
-//!    with the same commitment and (a leaf) the same stem — the proof covers nothing the
-//!    original does not;
-//! 3. every key with a proven current value `v` is one of the original's keys with current
-//!    value `v`; every key proven absent is one the original proves absent, or its stem lies
-//!    under a node where the original proves absence (an empty slot, or a leaf of another
-//!    stem) — a changed byte past an absent stem's depth is a new, true claim;
-//! 4. its writes: with (1)–(3) holding, the state its `new_value`s give is known key by key
-//!    (a key it does not write keeps its proven value). When that state equals the state the
-//!    original's writes give (the same writes, give or take writes of a key's current
-//!    value), its `post_state_root()` must equal the original's — the block's `stateRoot`,
-//!    except at block 1, whose witness omits four writes (`verify.rs`); when the states
-//!    differ, it must differ from it, since an equal root would claim that other writes
-//!    give the block's post-state.
+//! The original witness is geth's and verifies, so what it proves is the truth
+//! ([`witness::fuzz::oracle::Truth`]): the pre-state value of each of its keys, and every
+//! node it proves — an empty slot (every stem under it is absent), a leaf holding a stem
+//! (every other stem under it is absent), internal nodes and their commitments. A mutant
+//! passes when it is rejected (any `Err`, from decoding or from `verify`), or when `verify`
+//! accepts it and every claim it then makes is true (`Truth::check_witness`): its pre-state
+//! root is the block's parent root as a point; every proven node is one the original proves
+//! the same way; every bound key's current value is the one the original proves or implies;
+//! and its post-state root is the original's exactly when its writes are — the block's
+//! `stateRoot`, except at block 1, whose witness omits four writes (`verify.rs`). The truth
+//! checks post-state roots of mutants with unbound writes too (`Truth::with_unbound_post`),
+//! and a key proven through an unbound absence the original does not prove is a false claim
+//! here.
 //!
 //! An `Err` from `post_state_root()` on an accepted witness, a panic anywhere, or a broken
 //! claim fails the test, naming the mutant's seed, block, family, kind and change.
@@ -56,17 +47,15 @@
 //! `S` alone and prints it; `FVERKLE_MUTANT_THREADS=T` sets the threads (default: two per
 //! core).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use banderwagon::Element;
 use bytes::Bytes;
-use witness::{
-    owned::OwnedExecutionWitness, verify, ExecutionWitness, NodeKind, VerifiedWitness, VerifyError,
-};
+use witness::fuzz::oracle::{Checked, Fact, FalseClaim, NodeFact, Roots, Truth};
+use witness::{owned::OwnedExecutionWitness, verify, ExecutionWitness, NodeKind, VerifyError};
 
 use crate::common::{read_json, CHAIN_FILE};
 use crate::mutate::{
@@ -85,193 +74,6 @@ fn hex32(s: &str) -> [u8; 32] {
         .unwrap()
         .try_into()
         .unwrap()
-}
-
-/// What a proven node is, as the oracle compares it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct NodeFact {
-    kind: NodeKind,
-    commitment: [u8; 32],
-    leaf_stem: Option<[u8; 31]>,
-}
-
-/// What the original witness of a block proves (the truth the mutants are held to).
-struct Truth {
-    parent_root: [u8; 32],
-    /// Every key of the original with its proven pre-state value.
-    pre: BTreeMap<[u8; 32], Option<[u8; 32]>>,
-    /// Every key of the original with its value after the block (`new_value`, or the
-    /// current value when not written).
-    post: BTreeMap<[u8; 32], Option<[u8; 32]>>,
-    /// Every proven node, by path.
-    nodes: BTreeMap<Vec<u8>, NodeFact>,
-    /// The post-state root of the original's writes.
-    post_root: [u8; 32],
-}
-
-impl Truth {
-    fn new(parent_root: [u8; 32], v: &VerifiedWitness) -> Truth {
-        let pre = v
-            .keys()
-            .iter()
-            .map(|k| (k.key(), k.current_value))
-            .collect();
-        let post = v
-            .keys()
-            .iter()
-            .map(|k| (k.key(), k.new_value.or(k.current_value)))
-            .collect();
-        let nodes = v
-            .nodes()
-            .iter()
-            .map(|n| {
-                (
-                    n.path.as_bytes().to_vec(),
-                    NodeFact {
-                        kind: n.kind,
-                        commitment: n.commitment.to_bytes(),
-                        leaf_stem: n.leaf_stem,
-                    },
-                )
-            })
-            .collect();
-        Truth {
-            parent_root,
-            pre,
-            post,
-            nodes,
-            post_root: v.post_state_root().expect("the original's post-state root"),
-        }
-    }
-
-    /// The pre-state value of `key` when the original proves it: `Some(Some(v))` present
-    /// with `v`, `Some(None)` absent, `None` unknown.
-    fn known_pre(&self, key: &[u8; 32]) -> Option<Option<[u8; 32]>> {
-        if let Some(v) = self.pre.get(key) {
-            return Some(*v);
-        }
-        let stem = &key[..31];
-        for depth in 0..=31 {
-            match self.nodes.get(&stem[..depth])? {
-                NodeFact {
-                    kind: NodeKind::Internal,
-                    ..
-                } => continue,
-                NodeFact {
-                    kind: NodeKind::Empty,
-                    ..
-                } => return Some(None),
-                NodeFact {
-                    kind: NodeKind::Leaf,
-                    leaf_stem: Some(other),
-                    ..
-                } if other.as_slice() != stem => return Some(None),
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    /// The value of `key` after the original block, for a key whose pre-state is known.
-    fn post_value(&self, key: &[u8; 32], pre: Option<[u8; 32]>) -> Option<[u8; 32]> {
-        self.post.get(key).copied().unwrap_or(pre)
-    }
-}
-
-/// Checks the claims of an accepted mutant against the truth; `Err` names the first false
-/// one.
-fn check_claims(truth: &Truth, root: &[u8; 32], v: &VerifiedWitness) -> Result<(), String> {
-    // 1. The pre-state root.
-    if root != &truth.parent_root {
-        let same = matches!(
-            (Element::from_bytes(root), Element::from_bytes(&truth.parent_root)),
-            (Ok(a), Ok(b)) if a == b
-        );
-        if !same {
-            return Err(format!(
-                "accepted against pre-state root 0x{} instead of 0x{}",
-                hex::encode(root),
-                hex::encode(truth.parent_root)
-            ));
-        }
-    }
-    // 2. The proven nodes.
-    for n in v.nodes() {
-        let got = NodeFact {
-            kind: n.kind,
-            commitment: n.commitment.to_bytes(),
-            leaf_stem: n.leaf_stem,
-        };
-        match truth.nodes.get(n.path.as_bytes()) {
-            Some(fact) if *fact == got => {}
-            Some(fact) => {
-                return Err(format!(
-                    "proves {got:?} at path {}, where the original proves {fact:?}",
-                    n.path
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "proves {got:?} at path {}, which the original does not cover",
-                    n.path
-                ))
-            }
-        }
-    }
-    // 3. The current values.
-    for k in v.keys() {
-        let key = k.key();
-        match (k.current_value, truth.known_pre(&key)) {
-            (claimed, Some(known)) if claimed == known => {}
-            (claimed, known) => {
-                return Err(format!(
-                    "proves key 0x{} {}, where the original proves {}",
-                    hex::encode(key),
-                    describe(claimed),
-                    known.map_or("nothing".to_string(), describe)
-                ))
-            }
-        }
-    }
-    // 4. The writes.
-    let mut same_state = true;
-    let mut keys = BTreeSet::new();
-    for k in v.keys() {
-        let key = k.key();
-        keys.insert(key);
-        let after = k.new_value.or(k.current_value);
-        if after != truth.post_value(&key, k.current_value) {
-            same_state = false;
-        }
-    }
-    for (key, pre) in &truth.pre {
-        if !keys.contains(key) && truth.post.get(key) != Some(pre) {
-            // The original writes a new value the mutant leaves out.
-            same_state = false;
-        }
-    }
-    let post = v
-        .post_state_root()
-        .map_err(|e| format!("verified, then post_state_root failed: {e}"))?;
-    match (same_state, post == truth.post_root) {
-        (true, false) => Err(format!(
-            "its writes give the original's state, but its post-state root is 0x{} instead of 0x{}",
-            hex::encode(post),
-            hex::encode(truth.post_root)
-        )),
-        (false, true) => Err(format!(
-            "its writes differ from the original's, yet its post-state root is the block's 0x{}",
-            hex::encode(post)
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn describe(v: Option<[u8; 32]>) -> String {
-    match v {
-        Some(v) => format!("= 0x{}", hex::encode(v)),
-        None => "absent".into(),
-    }
 }
 
 /// One block of the chain with everything its mutants need.
@@ -314,14 +116,14 @@ fn corpus() -> &'static Corpus {
                 .unwrap_or_else(|e| panic!("{CHAIN_FILE} block {number}: {e}"));
             let v = verify(&parent_root, &witness)
                 .unwrap_or_else(|e| panic!("block {number} does not verify: {e}"));
-            let truth = Truth::new(parent_root, &v);
+            let truth = Truth::of_witness(&v)
+                .unwrap_or_else(|e| panic!("block {number}: the original's post-state root: {e}"))
+                .with_unbound_post();
+            let post_root = truth.post_roots().canonical;
             if number == BLOCK_OMITTING_WRITES {
-                assert_ne!(truth.post_root, state_root, "block {number}");
+                assert_ne!(post_root, state_root, "block {number}");
             } else {
-                assert_eq!(
-                    truth.post_root, state_root,
-                    "block {number}: post-state root"
-                );
+                assert_eq!(post_root, state_root, "block {number}: post-state root");
             }
             let owned = witness.to_owned_witness();
             for s in &owned.state_diff {
@@ -455,8 +257,8 @@ fn draw(corpus: &Corpus, seed: u64) -> Mutant {
 enum Verdict {
     /// Rejected; the label says by what (`decode`, or the `VerifyError` variant).
     Rejected(String),
-    /// Accepted, and every claim is true.
-    True,
+    /// Accepted, and every claim is true; whether its writes are unbound.
+    True { unbound_writes: bool },
     /// Accepted with a false claim.
     False(String),
 }
@@ -480,9 +282,16 @@ fn judge(corpus: &Corpus, m: &Mutant) -> Verdict {
     };
     match verify(&root, &w) {
         Err(e) => Verdict::Rejected(variant_name(&e)),
-        Ok(v) => match check_claims(&b.truth, &root, &v) {
-            Ok(()) => Verdict::True,
-            Err(why) => Verdict::False(why),
+        Ok(v) => match b.truth.check_witness(&v, None) {
+            // A key the original's nodes do not prove, even through an unbound absence, is a
+            // claim the truth cannot back.
+            Ok(Checked { unbound_keys, .. }) if unbound_keys > 0 => Verdict::False(format!(
+                "proves {unbound_keys} keys through unbound absences the original does not prove"
+            )),
+            Ok(_) => Verdict::True {
+                unbound_writes: v.unbound_writes() > 0,
+            },
+            Err(claim) => Verdict::False(claim.to_string()),
         },
     }
 }
@@ -502,6 +311,8 @@ struct Stats {
     rejected: BTreeMap<String, usize>,
     /// family → accepted with true claims.
     accepted_true: BTreeMap<&'static str, usize>,
+    /// Accepted mutants with unbound writes (their post-state roots checked all the same).
+    unbound_writes: usize,
     /// Failures: (seed, message).
     failures: Vec<(u64, String)>,
     panics: usize,
@@ -521,6 +332,7 @@ impl Stats {
         for (k, n) in other.accepted_true {
             *self.accepted_true.entry(k).or_default() += n;
         }
+        self.unbound_writes += other.unbound_writes;
         self.failures.extend(other.failures);
         self.panics += other.panics;
         self.false_claims += other.false_claims;
@@ -580,7 +392,10 @@ fn run_seed(corpus: &Corpus, seed: u64, stats: &mut Stats) {
     *stats.nanos.entry(m.family).or_default() += start.elapsed().as_nanos();
     match verdict {
         Verdict::Rejected(by) => *stats.rejected.entry(by).or_default() += 1,
-        Verdict::True => *stats.accepted_true.entry(m.family).or_default() += 1,
+        Verdict::True { unbound_writes } => {
+            *stats.accepted_true.entry(m.family).or_default() += 1;
+            stats.unbound_writes += usize::from(unbound_writes);
+        }
         Verdict::False(why) => {
             stats.false_claims += 1;
             stats.failures.push((
@@ -662,9 +477,10 @@ fn summary(stats: &Stats, seconds: f64, threads: usize) -> String {
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
     out += &format!(
-        "; rejected {rejected} ({}); accepted-true {accepted} ({}); false claims {}; panics {}",
+        "; rejected {rejected} ({}); accepted-true {accepted} ({}; with unbound writes {}); false claims {}; panics {}",
         by.join(", "),
         acc.join(", "),
+        stats.unbound_writes,
         stats.false_claims,
         stats.panics
     );
@@ -788,67 +604,113 @@ fn mutants_ssz_layout_agrees_with_the_encoding() {
 #[test]
 fn mutants_oracle_flags_false_claims() {
     let corpus = corpus();
-    // A block with present values, absent keys and writes.
-    let b = corpus
+    // A block with bound present values, bound absent keys and writes.
+    let (b, v) = corpus
         .blocks
         .iter()
-        .find(|b| {
-            b.truth.pre.values().any(Option::is_some)
-                && b.truth.pre.values().any(Option::is_none)
-                && b.truth.post != b.truth.pre
+        .map(|b| (b, verify(&b.parent_root, &b.witness).unwrap()))
+        .find(|(_, v)| {
+            let keys = v.keys();
+            keys.iter().any(|k| k.bound && k.current_value.is_some())
+                && keys.iter().any(|k| k.bound && k.current_value.is_none())
+                && keys
+                    .iter()
+                    .any(|k| k.new_value.is_some_and(|n| Some(n) != k.current_value))
         })
         .expect("a block with present and absent keys and writes");
-    let v = verify(&b.parent_root, &b.witness).unwrap();
-    let fresh = || Truth::new(b.parent_root, &v);
-    assert_eq!(check_claims(&fresh(), &b.parent_root, &v), Ok(()));
+    let fresh = || Truth::of_witness(&v).unwrap().with_unbound_post();
+    let check = |t: Truth| t.check_witness(&v, None);
+    assert_eq!(check(fresh()).map(|c| c.post_state), Ok(true));
 
-    let mut t = fresh();
-    t.parent_root[0] ^= 1;
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains("pre-state root"), "{e}");
+    let mut root = b.parent_root;
+    root[0] ^= 1;
+    assert!(matches!(
+        check(fresh().with_fact(Fact::PreRoot(root))).map_err(|e| *e),
+        Err(FalseClaim::Root { which: "pre-state", expected, .. }) if expected == root
+    ));
 
-    let mut t = fresh();
-    let (path, fact) = t.nodes.iter_mut().last().unwrap();
-    let path = path.clone();
+    let node = v.nodes().last().unwrap();
+    let path = node.path.as_bytes().to_vec();
+    let mut fact = NodeFact {
+        kind: node.kind,
+        commitment: node.commitment.to_bytes(),
+        leaf_stem: node.leaf_stem,
+    };
     fact.commitment[0] ^= 1;
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains(&format!("0x{}", hex::encode(&path))), "{e}");
-    let mut t = fresh();
-    t.nodes.remove(&path);
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains("does not cover"), "{e}");
+    let e = *check(fresh().with_fact(Fact::Node(path.clone(), Some(fact)))).unwrap_err();
+    assert!(
+        matches!(&e, FalseClaim::Node { path: p, expected: Some(f), .. } if *p == path && *f == fact),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains(&format!("0x{}", hex::encode(&path))),
+        "{e}"
+    );
+    let e = *check(fresh().with_fact(Fact::Node(path.clone(), None))).unwrap_err();
+    assert!(
+        matches!(&e, FalseClaim::Node { path: p, expected: None, .. } if *p == path),
+        "{e}"
+    );
 
-    let mut t = fresh();
-    let (key, value) = t.pre.iter_mut().find(|(_, v)| v.is_some()).unwrap();
-    let key = *key;
-    value.as_mut().unwrap()[31] ^= 1;
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains(&hex::encode(key)), "{e}");
-    let mut t = fresh();
-    *t.pre.values_mut().find(|v| v.is_none()).unwrap() = Some([7; 32]);
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains("where the original proves = 0x0707"), "{e}");
-
-    let mut t = fresh();
-    t.post_root[5] ^= 1;
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains("post-state root is"), "{e}");
-    let mut t = fresh();
-    let (_, after) = t
-        .post
-        .iter_mut()
-        .find(|(k, after)| b.truth.pre.get(*k) != Some(&**after))
+    let present = v
+        .keys()
+        .iter()
+        .find(|k| k.bound && k.current_value.is_some())
         .unwrap();
-    *after = Some([9; 32]);
-    let e = check_claims(&t, &b.parent_root, &v).unwrap_err();
-    assert!(e.contains("writes differ"), "{e}");
+    let mut value = present.current_value.unwrap();
+    value[31] ^= 1;
+    let e = *check(fresh().with_fact(Fact::PreValue(present.key(), Some(value)))).unwrap_err();
+    assert!(
+        matches!(&e, FalseClaim::Value { key, expected: Some(Some(x)), .. } if *key == present.key() && *x == value),
+        "{e}"
+    );
+    assert!(e.to_string().contains(&hex::encode(present.key())), "{e}");
+    let absent = v
+        .keys()
+        .iter()
+        .find(|k| k.bound && k.current_value.is_none())
+        .unwrap();
+    let e = *check(fresh().with_fact(Fact::PreValue(absent.key(), Some([7; 32])))).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            FalseClaim::Value {
+                got: None,
+                expected: Some(Some([7, ..])),
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    let mut post = fresh().post_roots();
+    post.canonical[5] ^= 1;
+    let e = *check(fresh().with_fact(Fact::PostRoots(post))).unwrap_err();
+    assert!(
+        matches!(&e, FalseClaim::PostRoot { expected: Some(Roots { canonical, .. }), same_writes: true, .. } if *canonical == post.canonical),
+        "{e}"
+    );
+    let e = *check(fresh().with_fact(Fact::Writes(Vec::new()))).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            FalseClaim::PostRoot {
+                expected: None,
+                same_writes: false,
+                ..
+            }
+        ),
+        "{e}"
+    );
 
     // Knowledge of absence: a stem under a proven empty slot is absent; a stem that no
     // proven node leads to is unknown.
     let mut empty_slots = 0;
     for blk in &corpus.blocks {
-        for (p, f) in &blk.truth.nodes {
-            if f.kind == NodeKind::Empty {
+        let v = verify(&blk.parent_root, &blk.witness).unwrap();
+        for n in v.nodes() {
+            if n.kind == NodeKind::Empty {
+                let p = n.path.as_bytes();
                 let mut key = [0xabu8; 32];
                 key[..p.len()].copy_from_slice(p);
                 assert_eq!(
@@ -864,7 +726,7 @@ fn mutants_oracle_flags_false_claims() {
     assert!(empty_slots > 0, "no proven empty slot in the chain");
     let t = fresh();
     let unproven = (0..=255u8)
-        .find(|i| !t.nodes.contains_key([*i].as_slice()))
+        .find(|i| !v.nodes().iter().any(|n| n.path.as_bytes() == [*i]))
         .expect("a root child the witness does not prove");
     assert_eq!(t.known_pre(&[unproven; 32]), None);
 }
