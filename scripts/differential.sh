@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The differential run: N seeded mutants (default 300, seed 1) of the suite's witness and
-# fractional cases and of the small Kaustinen6 blocks, answered by the Rust library and by
-# the Python reference (spec/reference/adapter.py, one persistent process). Every difference
-# in verdict, rule or reported value is written as a one-case suite file under the directory
-# printed first, and fails the run (exit 1).
+# fractional cases, of the small Kaustinen6 blocks and (three in ten) of binary-tree
+# witnesses (the suite's binary_witness cases and small EIP-7864/EIP-8297 trees built for each
+# mutant), answered by the Rust library and by the Python reference
+# (spec/reference/adapter.py, one persistent process). Every difference in verdict, rule,
+# reported value or post-state root, and every false claim of an accepted mutant against its
+# seed's truth, is written as a one-case suite file under the directory printed first, and
+# fails the run (exit 1).
 #   scripts/differential.sh [N [SEED]]
 #   FVERKLE_VECTORS: the shared vectors (default ../shared/vectors)
 #   FVERKLE_DIFFERENTIAL_OUT: where the case files go (default $CARGO_TARGET_DIR/differential/seed-SEED)

@@ -1,6 +1,7 @@
-//! The differential runner on a handful of mutants: this implementation and the Python
-//! reference (`spec/reference/adapter.py`) agree on each, and a reference that answers
-//! otherwise is reported, case by case.
+//! The differential runner on a handful of mutants (Verkle witnesses, fractional proofs and
+//! binary-tree witnesses): this implementation and the Python reference
+//! (`spec/reference/adapter.py`) agree on each, and a reference that answers otherwise is
+//! reported, case by case.
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
@@ -60,6 +61,40 @@ fn rust_and_the_python_reference_agree_on_mutants() {
         "suite cases and chain blocks: {}",
         report.seeds
     );
+    assert!(report.binary_seeds > 40, "{report:?}");
+    let binary = report.by_kind["binary_witness"];
+    assert_eq!(
+        binary.mutants, 8,
+        "mutants 0, 3, 6, 10, 13, 16, 20, 23 of seed 1: {report:?}"
+    );
+    assert_eq!(binary.differences, 0);
+    let total: u64 = report.by_kind.values().map(|c| c.mutants).sum();
+    assert_eq!(total, 24);
+}
+
+#[test]
+fn binary_mutants_agree_and_accepted_ones_are_true() {
+    // Mutants 1, 4, 7, … of seed 0 are the binary ones: 60 of 200.
+    let adapter = crate_dir().join("../spec/reference/adapter.py");
+    let mut c = config(
+        200,
+        format!("python3 '{}'", adapter.display()),
+        "differential-binary",
+    );
+    c.seed = 0;
+    let report = run_differential(&c, |d| panic!("{}: {}", d.mutant.name, d.reason)).unwrap();
+    let binary = report.by_kind["binary_witness"];
+    assert_eq!(binary.mutants, 60);
+    assert!(binary.rejected > 0 && binary.accepted > 0, "{binary:?}");
+    // Every accepted binary mutant has a truth (its tree or the suite's valid cases).
+    assert_eq!(binary.checked, binary.accepted, "{binary:?}");
+    assert!(binary.post_state > 0, "{binary:?}");
+    let bw_rules = report
+        .by_rule
+        .keys()
+        .filter(|r| r.starts_with("bw."))
+        .count();
+    assert!(bw_rules >= 5, "{:?}", report.by_rule);
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! `differential [N] [SEED] [--suite DIR] [--chain FILE] [--reference CMD] [--out DIR]`:
-//! N seeded mutants (default 300, seed 1) of the suite's witness and fractional cases and of
-//! the small Kaustinen6 blocks, answered by this implementation and by the Python reference
+//! N seeded mutants (default 300, seed 1) of the suite's witness and fractional cases, of
+//! the small Kaustinen6 blocks, and (three in ten) of binary-tree witnesses (the suite's
+//! `binary_witness` cases and small trees built for the mutant), answered by this
+//! implementation and by the Python reference
 //! (`spec/reference/adapter.py`, persistent mode); every difference is written to the
 //! output directory as a one-case suite file.
 //!
@@ -112,9 +114,10 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "differential: {} seeds ({} chain blocks), {} mutants: {} accepted, {} rejected, {} unreadable by both, {} differences, {:.1} s",
+        "differential: {} seeds ({} chain blocks, {} binary cases), {} mutants: {} accepted, {} rejected, {} unreadable by both, {} differences, {:.1} s",
         report.seeds,
         report.chain_seeds,
+        report.binary_seeds,
         report.mutants,
         report.accepted,
         report.rejected,
@@ -122,6 +125,23 @@ fn main() -> ExitCode {
         report.differences.len(),
         report.elapsed.as_secs_f64()
     );
+    let kinds: Vec<String> = report
+        .by_kind
+        .iter()
+        .map(|(kind, c)| {
+            let name = match *kind {
+                "witness" => "Verkle witness",
+                "fractional_proof" => "fractional",
+                "binary_witness" => "binary",
+                other => other,
+            };
+            format!(
+                "{name} {} ({} accepted, {} checked, {} with post-state roots; {} rejected, {} unreadable, {} differences)",
+                c.mutants, c.accepted, c.checked, c.post_state, c.rejected, c.unreadable, c.differences
+            )
+        })
+        .collect();
+    println!("by kind: {}", kinds.join("; "));
     let rules: Vec<String> = report
         .by_rule
         .iter()

@@ -1,15 +1,18 @@
-//! This implementation's answer to a `witness` or `fractional_proof` request, in the
+//! This implementation's answer to a `witness`, `fractional_proof` or `binary_witness`
+//! request, in the
 //! `--impl` protocol's form (`vectors/README.md`, "Checking another implementation"): the
 //! library calls the suite runner makes for a case (SSZ or JSON decoding, `witness::verify`,
-//! `witness::fractional::verify_fractional_bytes`, the post-state roots), their errors named
-//! by the schema's rule ids.
+//! `witness::fractional::verify_fractional_bytes`, the post-state roots, the `bintree`
+//! witness verifiers), their errors named by the schema's rule ids.
 
 use serde_json::{json, Value};
 use witness::fractional::{verify_fractional_bytes, Anchor};
 use witness::ExecutionWitness;
 
 use crate::at::{hex0x, parse_hex};
-use crate::schema::{fractional_rule, fractional_value, ssz_rule, verify_rule, witness_keys};
+use crate::schema::{
+    binary_witness_value, fractional_rule, fractional_value, ssz_rule, verify_rule, witness_keys,
+};
 
 fn valid(value: Value) -> Value {
     json!({"verdict": "valid", "value": value})
@@ -39,12 +42,13 @@ fn hex32_field(input: &Value, field: &str) -> Result<[u8; 32], Value> {
         .map_err(|_| error(format!("`{field}`: {} bytes, expected 32", b.len())))
 }
 
-/// The answer to a request of `kind` with `input`; kinds other than `witness` and
-/// `fractional_proof` are `unsupported`.
+/// The answer to a request of `kind` with `input`; kinds other than `witness`,
+/// `fractional_proof` and `binary_witness` are `unsupported`.
 pub fn answer(kind: &str, input: &Value) -> Value {
     let got = match kind {
         "witness" => witness_answer(input),
         "fractional_proof" => fractional_answer(input),
+        "binary_witness" => binary_answer(input),
         _ => return json!({"verdict": "unsupported"}),
     };
     got.unwrap_or_else(|e| e)
@@ -116,6 +120,32 @@ fn fractional_answer(input: &Value) -> Result<Value, Value> {
     Ok(valid(value))
 }
 
+/// A binary witness of `tree` hashed with `hash` (`eip7864` with `sha256` or `blake3`,
+/// `eip8297` with `blake3`), as the suite's checker reads a `binary_witness` case.
+fn binary_answer(input: &Value) -> Result<Value, Value> {
+    let text = |field: &str| {
+        input
+            .get(field)
+            .and_then(Value::as_str)
+            .ok_or_else(|| error(format!("`{field}` missing or not a string")))
+    };
+    let (tree, hash) = (text("tree")?, text("hash")?);
+    let root = hex32_field(input, "pre_state_root")?;
+    let bytes = hex_field(input, "witness")?;
+    let got = match (tree, hash) {
+        ("eip7864", "sha256") => binary_witness_value::<bintree::Sha256>(tree, &bytes, &root),
+        ("eip7864" | "eip8297", "blake3") => {
+            binary_witness_value::<bintree::Blake3>(tree, &bytes, &root)
+        }
+        _ => {
+            return Err(error(format!(
+                "no binary witness for tree `{tree}` hashed with `{hash}`"
+            )))
+        }
+    };
+    Ok(got.map_or_else(invalid, valid))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +161,16 @@ mod tests {
         );
         assert_eq!(a["verdict"], "error");
         assert_eq!(answer("ipa", &json!({}))["verdict"], "unsupported");
+        let zero = format!("0x{}", "00".repeat(32));
+        let a = answer(
+            "binary_witness",
+            &json!({"tree": "eip8297", "hash": "sha256", "pre_state_root": zero, "witness": "0x"}),
+        );
+        assert_eq!(a["verdict"], "error");
+        let a = answer(
+            "binary_witness",
+            &json!({"tree": "eip7864", "hash": "sha256", "pre_state_root": zero, "witness": "0x01"}),
+        );
+        assert_eq!(a["rule"], "bw.length.truncated");
     }
 }

@@ -8,6 +8,11 @@
 //! Mutants (`mutants.rs`): each a pure function of the run's seed and the mutant's number,
 //! so `N` and `SEED` reproduce a run.
 //!
+//! Three mutants in ten are binary-tree witnesses (`binary.rs`, `binary_mutants.rs`,
+//! `spec/BINARY.md`), drawn from the suite's `binary_witness` cases or from a small tree
+//! built for the mutant, whose truth is the tree itself: a binary mutant both accept must
+//! claim the tree's pre-values and absences and the root of the tree after its writes.
+//!
 //! The oracle (`oracle.rs`): a mutant both accept, drawn from a seed that verifies (every
 //! valid suite case and chain block), is verified again and held to what the seed proves
 //! (`witness::fuzz::oracle`): the same root, only nodes and current values the seed proves
@@ -16,6 +21,9 @@
 //! claim is a difference, written out and failing the run like a disagreement.
 
 mod answer;
+mod binary;
+mod binary_mutants;
+mod binary_wire;
 mod mutants;
 mod oracle;
 
@@ -24,7 +32,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use witness::fuzz::oracle::Truth;
 
 use crate::at::Loc;
 use crate::error::VectorError;
@@ -37,6 +44,7 @@ pub use mutants::Mutant;
 use mutants::Seed;
 #[cfg(test)]
 use mutants::SeedInput;
+use oracle::Oracle;
 
 /// The Kaustinen6 blocks used as seeds are those whose SSZ witness is at most this long
 /// (most of the chain; the few large blocks would dominate the reference's run time).
@@ -75,10 +83,29 @@ pub struct Difference {
     pub file: PathBuf,
 }
 
+/// The counts of one kind of request (`witness`, `fractional_proof`, `binary_witness`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindCounts {
+    /// Mutants answered by both.
+    pub mutants: u64,
+    /// Mutants both accepted with the same values.
+    pub accepted: u64,
+    /// Accepted mutants held to their seed's truth and found true.
+    pub checked: u64,
+    /// Of those, the ones whose post-state roots were checked too.
+    pub post_state: u64,
+    /// Mutants both rejected for the same rule.
+    pub rejected: u64,
+    /// Mutants neither could read.
+    pub unreadable: u64,
+    /// Disagreements and false claims.
+    pub differences: u64,
+}
+
 /// The result of a run.
 #[derive(Debug, Clone, Default)]
 pub struct DifferentialReport {
-    /// Seeds the mutants were drawn from.
+    /// Seeds the mutants were drawn from (binary trees built for a mutant not counted).
     pub seeds: usize,
     /// How many of them are blocks of the Kaustinen6 chain.
     pub chain_seeds: usize,
@@ -101,6 +128,10 @@ pub struct DifferentialReport {
     pub oracle_unbound_keys: u64,
     /// Accepted mutants of seeds that do not verify (no truth to hold them to).
     pub oracle_unchecked: u64,
+    /// How many of the seeds are the suite's binary witness cases.
+    pub binary_seeds: usize,
+    /// The counts per request kind.
+    pub by_kind: BTreeMap<&'static str, KindCounts>,
     /// Every disagreement, and every false claim of an accepted mutant.
     pub differences: Vec<Difference>,
     /// Wall-clock time of the whole run.
@@ -263,10 +294,11 @@ fn write_case(dir: &Path, m: &Mutant, doc: &Value) -> Result<PathBuf, VectorErro
 }
 
 /// Answers one mutant on both sides; `theirs` is asked with `ask`. When both accept it,
-/// it is held to `truth` (its seed's, if the seed verifies).
+/// it is held to `truth` (its seed's, if the seed verifies); the honest witness of a binary
+/// tree must be accepted.
 fn judge_mutant(
     m: Mutant,
-    truth: Option<&Truth>,
+    truth: Option<Oracle<'_>>,
     ask: &mut impl FnMut(&Value) -> Result<Result<Value, String>, VectorError>,
     out_dir: &Path,
     report: &mut DifferentialReport,
@@ -278,19 +310,36 @@ fn judge_mutant(
         Err(why) => json!({"verdict": "no answer", "detail": why}),
     };
     report.mutants += 1;
+    let counts = report.by_kind.entry(m.kind).or_default();
+    counts.mutants += 1;
     let verdict = ours.get("verdict").and_then(Value::as_str);
     let disagreement = compare_answers(&ours, &theirs);
     let false_claim = match (disagreement.is_none() && verdict == Some("valid"), truth) {
+        (false, Some(Oracle::Binary(t))) if disagreement.is_none() && t.is_honest(&m.input) => {
+            Some("oracle: the honest witness of its tree is not accepted".to_owned())
+        }
         (false, _) => None,
         (true, None) => {
             report.oracle_unchecked += 1;
             None
         }
-        (true, Some(t)) => match oracle::check(&m, t) {
+        (true, Some(Oracle::Verkle(t))) => match oracle::check(&m, t) {
             Ok(c) => {
                 report.oracle_checked += 1;
                 report.oracle_post_state += u64::from(c.post_state);
                 report.oracle_unbound_keys += c.unbound_keys as u64;
+                counts.checked += 1;
+                counts.post_state += u64::from(c.post_state);
+                None
+            }
+            Err(reason) => Some(format!("oracle: {reason}")),
+        },
+        (true, Some(Oracle::Binary(t))) => match t.check(&m.input) {
+            Ok(c) => {
+                report.oracle_checked += 1;
+                report.oracle_post_state += u64::from(c.post_state);
+                counts.checked += 1;
+                counts.post_state += u64::from(c.post_state);
                 None
             }
             Err(reason) => Some(format!("oracle: {reason}")),
@@ -298,15 +347,23 @@ fn judge_mutant(
     };
     match disagreement.or(false_claim) {
         None => match verdict {
-            Some("valid") => report.accepted += 1,
+            Some("valid") => {
+                report.accepted += 1;
+                counts.accepted += 1;
+            }
             Some("invalid") => {
                 report.rejected += 1;
+                counts.rejected += 1;
                 let rule = ours.get("rule").and_then(Value::as_str).unwrap_or("");
                 *report.by_rule.entry(rule.to_owned()).or_default() += 1;
             }
-            _ => report.unreadable += 1,
+            _ => {
+                report.unreadable += 1;
+                counts.unreadable += 1;
+            }
         },
         Some(reason) => {
+            counts.differences += 1;
             let doc = case_file(&m, &ours, &theirs, &reason);
             let file = write_case(out_dir, &m, &doc)?;
             report.differences.push(Difference {
@@ -331,20 +388,34 @@ pub fn run_differential(
     let started = Instant::now();
     let (seeds, groups) = load_seeds(config)?;
     let donors = mutants::donors(&seeds);
+    let binary_seeds = binary::load(&config.suite_dir)?;
     let mut report = DifferentialReport {
-        seeds: seeds.len(),
+        seeds: seeds.len() + binary_seeds.len(),
         chain_seeds: groups.get(2).map_or(0, Vec::len),
+        binary_seeds: binary_seeds.len(),
         ..DifferentialReport::default()
     };
     let mut adapter: Option<Adapter> = None;
     let mut ask = |request: &Value| ask_persistent(&mut adapter, &config.reference, request);
     for index in 0..config.mutants {
-        let Some(m) = mutants::draw(&seeds, &groups, &donors, config.seed, index) else {
-            break;
-        };
         let before = report.differences.len();
-        let truth = seeds.get(m.seed).and_then(|s| s.truth.as_ref());
-        judge_mutant(m, truth, &mut ask, &config.out_dir, &mut report)?;
+        if binary::is_binary(config.seed, index) {
+            let (m, truth) = binary::draw(&binary_seeds, config.seed, index);
+            let truth = truth.as_ref().map(Oracle::Binary);
+            judge_mutant(m, truth, &mut ask, &config.out_dir, &mut report)?;
+        } else {
+            let Some(m) = mutants::draw(&seeds, &groups, &donors, config.seed, index) else {
+                break;
+            };
+            let truth = seeds.get(m.seed).and_then(|s| s.truth.as_ref());
+            judge_mutant(
+                m,
+                truth.map(Oracle::Verkle),
+                &mut ask,
+                &config.out_dir,
+                &mut report,
+            )?;
+        }
         if let Some(d) = report.differences.get(before) {
             on_difference(d);
         }
@@ -408,6 +479,44 @@ mod tests {
     }
 
     #[test]
+    fn a_binary_difference_is_a_suite_case_this_implementation_passes() {
+        let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("suite");
+        let seeds = binary::load(&suite).expect("the suite's binary cases");
+        assert!(seeds.len() > 40, "{}", seeds.len());
+        let dir = std::env::temp_dir().join(format!("fverkle-binary-{}", std::process::id()));
+        let mut report = DifferentialReport::default();
+        // The reference is injected: it rejects every binary witness for a rule of its own.
+        let mut other = |_: &Value| Ok(Ok(json!({"verdict": "invalid", "rule": "bw.other"})));
+        let mut names = BTreeMap::new();
+        for index in (0..40).filter(|&i| binary::is_binary(1, i)) {
+            let (m, truth) = binary::draw(&seeds, 1, index);
+            *names.entry(m.name.clone()).or_insert(0) += 1;
+            judge_mutant(
+                m,
+                truth.as_ref().map(Oracle::Binary),
+                &mut other,
+                &dir,
+                &mut report,
+            )
+            .expect("judged");
+        }
+        assert_eq!(report.mutants, 12);
+        assert_eq!(names.len(), 12, "names are unique");
+        assert_eq!(report.by_kind["binary_witness"].differences, 12);
+        for d in &report.differences {
+            let doc = read_json(&d.file).expect("case file");
+            assert_eq!(doc["kind"], "binary_witness");
+            assert_eq!(doc["cases"][0]["input"], d.mutant.input);
+            // Written with our answer as its expectation, the file passes our checker.
+            if d.ours["verdict"] != "error" {
+                crate::check_suite_document(&doc, &d.mutant.name)
+                    .unwrap_or_else(|e| panic!("{}: {e}", d.mutant.name));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn an_accepted_mutant_making_a_false_claim_is_a_difference() {
         // Two valid witnesses of the suite with different roots: the second, accepted by
         // both sides (the reference is this implementation), is held to the first's truth
@@ -454,7 +563,7 @@ mod tests {
         let mut same = |r: &Value| Ok(Ok(answer("witness", &r["input"])));
         judge_mutant(
             m.clone(),
-            first.truth.as_ref(),
+            first.truth.as_ref().map(Oracle::Verkle),
             &mut same,
             &dir,
             &mut report,
@@ -472,7 +581,7 @@ mod tests {
             .find(|s| matches!(&s.input, SeedInput::Witness(b) if b.pre_state_root == other.pre_state_root && b.ssz == other.ssz))
             .and_then(|s| s.truth.as_ref());
         let mut report = DifferentialReport::default();
-        judge_mutant(m, own, &mut same, &dir, &mut report).expect("judged");
+        judge_mutant(m, own.map(Oracle::Verkle), &mut same, &dir, &mut report).expect("judged");
         assert!(report.differences.is_empty(), "{report:?}");
         assert_eq!(report.oracle_checked, 1);
         let _ = std::fs::remove_dir_all(&dir);

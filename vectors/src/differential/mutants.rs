@@ -20,9 +20,9 @@ use crate::at::hex0x;
 #[allow(clippy::unwrap_used, dead_code, missing_docs)]
 mod mutate;
 
+pub(crate) use mutate::Rng;
 use mutate::{
-    json_digit_positions, json_mutant, ssz_layout, ssz_mutant, structural_mutant, Donors, Rng,
-    SszLayout,
+    json_digit_positions, json_mutant, ssz_layout, ssz_mutant, structural_mutant, Donors, SszLayout,
 };
 
 /// A witness seed: its root and its forms.
@@ -153,11 +153,12 @@ pub struct Mutant {
     pub name: String,
     /// What was changed, and where.
     pub description: String,
-    /// The request's kind: `witness` or `fractional_proof`.
+    /// The request's kind: `witness`, `fractional_proof` or `binary_witness`.
     pub kind: &'static str,
     /// The request's input.
     pub input: Value,
-    /// Index of the seed it was drawn from (in the run's seed list).
+    /// Index of the seed it was drawn from: in the run's seed list, or for a binary mutant
+    /// in the suite's binary cases (`usize::MAX` for a tree built for the mutant).
     pub seed: usize,
 }
 
@@ -312,7 +313,7 @@ fn collect_leaves(v: &Value, at: String, out: &mut Vec<String>) {
 
 /// A byte-level mutant of any encoding: a bit flipped, a byte set, truncated, extended, or
 /// a 32-byte window copied or swapped.
-fn byte_mutant(rng: &mut Rng, bytes: &[u8]) -> (&'static str, String, Vec<u8>) {
+pub(crate) fn byte_mutant(rng: &mut Rng, bytes: &[u8]) -> (&'static str, String, Vec<u8>) {
     let mut b = bytes.to_vec();
     let n = b.len();
     if n == 0 {

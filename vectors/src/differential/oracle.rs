@@ -1,6 +1,7 @@
 //! The oracle of the differential run: a mutant both implementations accept is verified
 //! again here and held to what its seed proves (`witness::fuzz::oracle`): its roots, its
-//! proven nodes and current values, and its post-state roots must all be true.
+//! proven nodes and current values, and its post-state roots must all be true. A binary
+//! mutant is held to its tree or to the suite's valid cases ([`BinaryTruth`]).
 
 use serde_json::Value;
 use witness::fractional::{verify_fractional_bytes, Anchor};
@@ -9,7 +10,15 @@ use witness::ExecutionWitness;
 
 use crate::at::parse_hex;
 
+use super::binary::BinaryTruth;
 use super::mutants::Mutant;
+
+/// What an accepted mutant is held to: its Verkle seed's truth or its binary seed's.
+#[derive(Clone, Copy)]
+pub(crate) enum Oracle<'a> {
+    Verkle(&'a Truth),
+    Binary(&'a BinaryTruth),
+}
 
 /// Why a mutant could not be judged: its input does not verify here (the answers said it
 /// does, so this is itself a finding).
