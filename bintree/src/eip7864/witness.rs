@@ -342,13 +342,14 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         a: usize,
         b: usize,
     ) -> Result<([u8; 32], [u8; 32]), WitnessError> {
+        // Every stem's depth first, then the kinds (spec/BINARY.md §4: a group with a wrong
+        // depth breaks `bw.end.depth` whatever its kinds are).
+        if let Some(s) = (a..b).find(|&s| self.end(s).0 as usize != depth) {
+            return Err(broken(Rule::EndDepth, "stem", s));
+        }
         let (mut empty, mut present, mut divergent) = (0, None, 0);
         for s in a..b {
-            let (d, kind) = self.end(s);
-            if d as usize != depth {
-                return Err(broken(Rule::EndDepth, "stem", s));
-            }
-            match kind {
+            match self.end(s).1 {
                 END_EMPTY => empty += 1,
                 END_PRESENT if present.is_none() => present = Some(s),
                 END_PRESENT => return Err(broken(Rule::EndGroup, "stem", s)),

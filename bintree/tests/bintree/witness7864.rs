@@ -231,6 +231,43 @@ fn absence_of_a_present_key_and_presence_of_an_absent_key_fail() {
     ));
 }
 
+/// Two PRESENT ends and a third end at another depth in one group: the depth rule is checked
+/// for every stem of the group before the kinds (spec/BINARY.md §4 `end_node`), so the
+/// answer is `bw.end.depth`, as the Python reference gives, not `bw.end.group`. Found by the
+/// differential runner (the suite's `end_depth_above_a_split` with a new stem beside its
+/// first key).
+#[test]
+fn a_group_with_a_wrong_depth_breaks_the_depth_rule_before_the_kinds() {
+    let hex = concat!(
+        "01010104000000000000001800000003000000eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c",
+        "9f9753509d7f80eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c9f9753509dff80fb9ecfbc7a",
+        "9995e8855baacf425d853d92eb851383f1b3de0c9f9753509d7f00fb9ecfbc7a9995e8855baacf425d853d92",
+        "eb851383f1b3de0c9f9753509d7f40010201010301030104010fee9369cde9958edf70ca513c213554c7a8ec",
+        "943bdb3d5bdb8449a4df0c31cd99999999999999999999999999999999999999999999999999999999999999",
+        "99dcef1421724bb2155e2e0f6269d2945954d0b38d4aeb3c72631ecc60317548a8b9aa7450f7d1c13b5a4729",
+        "09875ce512661017617a6553635bafb307781383b3501000454c4fa6d74b87a6a7e42b4dd01f2038033f8507",
+        "cb3360a51417d1f6809c7577f40abed174f1d635867eee6fece319d65dbead44ca5bc4d648db972a6841987a",
+        "ddde7e0fc5efab650b7d0e2f43aefe233b891e9f151cbd32cdfde530f2678622",
+    );
+    let bytes: Vec<u8> = (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let root: [u8; 32] = (0..32)
+        .map(|i| {
+            u8::from_str_radix(
+                &"a68f18dc92c8262e5253b9a728f4bb229d346b7d75964163ee038f90339cb6dd"
+                    [2 * i..2 * i + 2],
+                16,
+            )
+            .unwrap()
+        })
+        .collect::<Vec<u8>>()
+        .try_into()
+        .unwrap();
+    let e = rejects(&bytes, &root);
+    assert_eq!(rule(&e), Some(Rule::EndDepth), "{e}");
+}
+
 #[test]
 fn malformed_bytes_are_rejected_with_their_rule() {
     let mut rng = Rng::new(7);
