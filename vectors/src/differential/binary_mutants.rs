@@ -330,6 +330,11 @@ fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str
         "key_bit" => edit_keys(s, |items| {
             let i = rng.below(n);
             let key = &mut items[i].0.key;
+            if key.is_empty() {
+                // An earlier edit left no byte to flip: give the key one.
+                key.push(0x80);
+                return format!("key {i}: empty, one byte added");
+            }
             let at = key_bit(rng, key.len());
             key[at / 8] ^= 0x80 >> (at % 8);
             format!("key {i}: bit {at} flipped")
@@ -604,6 +609,10 @@ fn other_field(rng: &mut Rng, s: &mut Sections) -> String {
             (1, _) if o.len() == 63 => {
                 o[31..].fill(0);
                 format!("others[{i}]: subtree root set to ZERO")
+            }
+            _ if o.is_empty() => {
+                o.push(0x80);
+                format!("others[{i}]: empty, one byte added")
             }
             _ => {
                 let at = key_bit(rng, 31.min(o.len()));
