@@ -63,11 +63,14 @@
 //! - [`import`]: execution-spec-tests fixtures ([`import::eest`]) and account-level state
 //!   diffs ([`import::diffs`]).
 //! - [`synth`]: a synthetic, mainnet-like chain with witnesses from our prover.
+//! - [`binary`]: replaying into a binary state tree (EIP-7864, EIP-8297): the
+//!   [`BinaryState`](binary::BinaryState) interface and the tree kinds.
 //! - [`rows`]: `key,value` row files and the trees they are written to (Verkle and the binary
 //!   trees), with the binary trees' witnesses for a keys file.
 //! - `fuzz` (feature `fuzzing`): the body of the `block_export` fuzz target.
 #![forbid(unsafe_code)]
 
+pub mod binary;
 #[cfg(feature = "rocksdb")]
 pub mod datadir;
 pub mod export;
