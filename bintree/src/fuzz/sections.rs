@@ -65,3 +65,53 @@ pub(crate) fn insert_at<T>(v: &mut Vec<T>, at: usize, item: T) {
 pub(crate) fn remove_at<T>(v: &mut Vec<T>, at: usize) -> Option<T> {
     (at < v.len()).then(|| v.remove(at))
 }
+
+/// Swaps the items at `a` and `b` (each taken modulo the length), if there are any.
+pub(crate) fn swap_at<T>(v: &mut [T], a: usize, b: usize) {
+    if !v.is_empty() {
+        let n = v.len();
+        v.swap(a % n, b % n);
+    }
+}
+
+/// A key's flags byte changed from `old` to `new` in the values section it governs: the key's
+/// values start at `v` (its pre-value when bit 0 is set, then its new value when bit 1 is);
+/// a value the new flags add is drawn by `draw`, the new value's first.
+pub(crate) fn reflag(
+    values: &mut Vec<[u8; 32]>,
+    v: usize,
+    old: u8,
+    new: u8,
+    mut draw: impl FnMut(&[[u8; 32]]) -> [u8; 32],
+) {
+    let set_at = v + usize::from(old & 1);
+    if old & 2 != 0 && new & 2 == 0 {
+        remove_at(values, set_at);
+    } else if old & 2 == 0 && new & 2 != 0 {
+        let x = draw(values);
+        insert_at(values, set_at, x);
+    }
+    if old & 1 != 0 && new & 1 == 0 {
+        remove_at(values, v);
+    } else if old & 1 == 0 && new & 1 != 0 {
+        let x = draw(values);
+        insert_at(values, v, x);
+    }
+}
+
+/// A value chosen by `c`: the key's true value (`truth`; a fresh one when it has none),
+/// another of the witness's `values`, or a fresh one.
+pub(crate) fn value_choice(
+    c: &mut crate::fuzz::choices::Choices,
+    values: &[[u8; 32]],
+    truth: Option<[u8; 32]>,
+) -> [u8; 32] {
+    match c.below(3) {
+        0 => truth.unwrap_or_else(|| c.value()),
+        1 => values
+            .get(c.below(values.len()))
+            .copied()
+            .unwrap_or_else(|| c.value()),
+        _ => c.value(),
+    }
+}

@@ -13,7 +13,7 @@ use super::parts::Parts;
 use super::scenario::{random_key, Scenario};
 use crate::fuzz::choices::Choices;
 use crate::fuzz::rng::Rng;
-use crate::fuzz::sections::{insert_at, remove_at};
+use crate::fuzz::sections::{self, insert_at, reflag, remove_at, swap_at};
 use crate::TreeHash;
 
 /// A key chosen by `c`: one of the tree's, a key's of the witness, one near either, a fresh
@@ -38,15 +38,7 @@ fn key_choice<H: TreeHash>(c: &mut Choices, p: &Parts, s: &Scenario<H>) -> Vec<u
 /// A value chosen by `c` for `key`: its true value, another value of the witness, or a fresh
 /// one.
 fn value_choice<H: TreeHash>(c: &mut Choices, p: &Parts, s: &Scenario<H>, key: &[u8]) -> [u8; 32] {
-    match c.below(3) {
-        0 => s.tree.get(key).copied().unwrap_or_else(|| c.value()),
-        1 => p
-            .values
-            .get(c.below(p.values.len()))
-            .copied()
-            .unwrap_or_else(|| c.value()),
-        _ => c.value(),
-    }
+    sections::value_choice(c, &p.values, s.tree.get(key).copied())
 }
 
 /// One edit of `p`, chosen by `c`, with material from the scenario's tree.
@@ -115,21 +107,14 @@ pub fn edit<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
         _ => {
             let (a, b) = (c.byte() as usize, c.byte() as usize);
             match c.below(6) {
-                0 => swap(&mut p.keys, a, b),
-                1 => swap(&mut p.ends, a, b),
-                2 => swap(&mut p.others, a, b),
-                3 => swap(&mut p.values, a, b),
-                4 => swap(&mut p.branches, a, b),
-                _ => swap(&mut p.hashes, a, b),
+                0 => swap_at(&mut p.keys, a, b),
+                1 => swap_at(&mut p.ends, a, b),
+                2 => swap_at(&mut p.others, a, b),
+                3 => swap_at(&mut p.values, a, b),
+                4 => swap_at(&mut p.branches, a, b),
+                _ => swap_at(&mut p.hashes, a, b),
             }
         }
-    }
-}
-
-fn swap<T>(v: &mut [T], a: usize, b: usize) {
-    if !v.is_empty() {
-        let n = v.len();
-        v.swap(a % n, b % n);
     }
 }
 
@@ -159,19 +144,9 @@ fn flags<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
     };
     let k = p.keys[i].clone();
     let v = p.value_index(i);
-    let set_at = v + usize::from(old & 1);
-    if old & 2 != 0 && new & 2 == 0 {
-        remove_at(&mut p.values, set_at);
-    } else if old & 2 == 0 && new & 2 != 0 {
-        let x = value_choice(c, p, s, &k);
-        insert_at(&mut p.values, set_at, x);
-    }
-    if old & 1 != 0 && new & 1 == 0 {
-        remove_at(&mut p.values, v);
-    } else if old & 1 == 0 && new & 1 != 0 {
-        let x = value_choice(c, p, s, &k);
-        insert_at(&mut p.values, v, x);
-    }
+    reflag(&mut p.values, v, old, new, |values| {
+        sections::value_choice(c, values, s.tree.get(&k).copied())
+    });
     p.flags[i] = new;
 }
 
