@@ -2,6 +2,7 @@
 //! and storage keys: valid ones with their claims and post-state root, and mutations of them
 //! that break one rule of §9 each, every rule the EIP-8297 layout and walk can break.
 
+use bintree::fuzz::eip8297::Parts;
 use bintree::witness::Write;
 use bintree::{eip8297, Blake3, TreeHash};
 use serde_json::{json, Value};
@@ -110,7 +111,11 @@ pub(super) fn eip8297_witness_cases() -> Result<(Vec<Value>, Vec<Value>), Vector
         let (mut bytes, mut pre) = (p.bytes.clone(), p.pre);
         match edit {
             Edit::Parts(f) => {
-                let mut parts = Parts::parse(&p.bytes)?;
+                let mut parts = Parts::parse(&p.bytes).ok_or_else(|| {
+                    VectorError::Generator(format!(
+                        "scenario {from}: its witness's sections do not read"
+                    ))
+                })?;
                 f(&mut parts);
                 bytes = parts.encode();
             }
@@ -127,130 +132,21 @@ pub(super) fn eip8297_witness_cases() -> Result<(Vec<Value>, Vec<Value>), Vector
     Ok((valid_cases, invalid_cases))
 }
 
-/// The sections of an EIP-8297 witness (`spec/BINARY.md` §7), for structural mutations. The
-/// counts and key lengths are written from the sections; `sibling_count = hash_count`.
-#[derive(Clone)]
-struct Parts {
-    header: [u8; 3],
-    keys: Vec<Vec<u8>>,
-    flags: Vec<u8>,
-    ends: Vec<[u8; 3]>,
-    values: Vec<[u8; 32]>,
-    branches: Vec<[u8; 2]>,
-    /// Each other record whole, its tag first.
-    others: Vec<Vec<u8>>,
-    hashes: Vec<[u8; 32]>,
+/// The key of the first other record, a leaf: `record[2..2 + length]`.
+fn other_leaf_key(p: &mut Parts) -> &mut [u8] {
+    let record = &mut p.others[0];
+    let n = usize::from(record[1]);
+    &mut record[2..2 + n]
 }
 
-/// Reads a valid witness's sections in order.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], VectorError> {
-        let s = self
-            .bytes
-            .get(self.at..self.at + n)
-            .ok_or_else(|| VectorError::Generator("an EIP-8297 witness runs short".into()))?;
-        self.at += n;
-        Ok(s)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], VectorError> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-
-    fn count(&mut self) -> Result<usize, VectorError> {
-        Ok(u32::from_le_bytes(self.array()?) as usize)
-    }
-}
-
-impl Parts {
-    fn parse(bytes: &[u8]) -> Result<Parts, VectorError> {
-        let mut c = Cursor { bytes, at: 0 };
-        let header = c.array::<3>()?;
-        let (kc, oc, _, hc, bc) = (c.count()?, c.count()?, c.count()?, c.count()?, c.count()?);
-        let lengths = c.take(kc)?.to_vec();
-        let keys = lengths
-            .iter()
-            .map(|&n| c.take(usize::from(n)).map(<[u8]>::to_vec))
-            .collect::<Result<_, _>>()?;
-        let flags = c.take(kc)?.to_vec();
-        let ends = (0..kc).map(|_| c.array()).collect::<Result<_, _>>()?;
-        let vc: usize = flags
-            .iter()
-            .map(|f| usize::from(f & 1) + usize::from(f >> 1 & 1))
-            .sum();
-        let values = (0..vc).map(|_| c.array()).collect::<Result<_, _>>()?;
-        let branches = (0..bc).map(|_| c.array()).collect::<Result<_, _>>()?;
-        let mut others = Vec::new();
-        for _ in 0..oc {
-            let start = c.at;
-            let tag = c.take(1)?[0];
-            let body = if tag == eip8297::witness::OTHER_LEAF {
-                usize::from(c.take(1)?[0]) + 32
-            } else {
-                let len = usize::from(u16::from_be_bytes(c.array()?));
-                len.div_ceil(8) + 64
-            };
-            c.take(body)?;
-            others.push(bytes[start..c.at].to_vec());
-        }
-        let hashes = (0..hc).map(|_| c.array()).collect::<Result<_, _>>()?;
-        Ok(Parts {
-            header,
-            keys,
-            flags,
-            ends,
-            values,
-            branches,
-            others,
-            hashes,
-        })
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        let mut out = self.header.to_vec();
-        for n in [
-            self.keys.len(),
-            self.others.len(),
-            self.hashes.len(),
-            self.hashes.len(),
-            self.branches.len(),
-        ] {
-            out.extend_from_slice(&(n as u32).to_le_bytes());
-        }
-        out.extend(self.keys.iter().map(|k| k.len() as u8));
-        self.keys.iter().for_each(|k| out.extend_from_slice(k));
-        out.extend_from_slice(&self.flags);
-        self.ends.iter().for_each(|e| out.extend_from_slice(e));
-        self.values.iter().for_each(|v| out.extend_from_slice(v));
-        self.branches.iter().for_each(|b| out.extend_from_slice(b));
-        self.others.iter().for_each(|o| out.extend_from_slice(o));
-        self.hashes.iter().for_each(|h| out.extend_from_slice(h));
-        out
-    }
-
-    /// The key of the first other record, a leaf: `record[2..2 + length]`.
-    fn other_leaf_key(&mut self) -> &mut [u8] {
-        let record = &mut self.others[0];
-        let n = usize::from(record[1]);
-        &mut record[2..2 + n]
-    }
-
-    /// The first other record replaced by a leaf of `key` with the same value.
-    fn set_other_leaf_key(&mut self, key: &[u8]) {
-        let record = &self.others[0];
-        let value = record[record.len() - 32..].to_vec();
-        let mut new = vec![eip8297::witness::OTHER_LEAF, key.len() as u8];
-        new.extend_from_slice(key);
-        new.extend_from_slice(&value);
-        self.others[0] = new;
-    }
+/// The first other record replaced by a leaf of `key` with the same value.
+fn set_other_leaf_key(p: &mut Parts, key: &[u8]) {
+    let record = &p.others[0];
+    let value = record[record.len() - 32..].to_vec();
+    let mut new = vec![eip8297::witness::OTHER_LEAF, key.len() as u8];
+    new.extend_from_slice(key);
+    new.extend_from_slice(&value);
+    p.others[0] = new;
 }
 
 /// How a negative case is made from a valid witness.
@@ -290,9 +186,9 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             let sc = u32::from_le_bytes([b[11], b[12], b[13], b[14]]);
             set_count(b, 15, sc - 1);
         })),
-        ("eip8297_version_2", "eip8297_read_present_values", "version byte 2", "bw.version", P(|p| p.header[0] = 2)),
-        ("eip8297_tree_eip7864", "eip8297_read_present_values", "an EIP-7864 tree byte given to the EIP-8297 verifier", "bw.tree", P(|p| p.header[1] = 1)),
-        ("eip8297_hash_sha256", "eip8297_read_present_values", "a SHA-256 hash byte given to the BLAKE3 verifier", "bw.hash", P(|p| p.header[2] = 1)),
+        ("eip8297_version_2", "eip8297_read_present_values", "version byte 2", "bw.version", P(|p| p.head[0] = 2)),
+        ("eip8297_tree_eip7864", "eip8297_read_present_values", "an EIP-7864 tree byte given to the EIP-8297 verifier", "bw.tree", P(|p| p.head[1] = 1)),
+        ("eip8297_hash_sha256", "eip8297_read_present_values", "a SHA-256 hash byte given to the BLAKE3 verifier", "bw.hash", P(|p| p.head[2] = 1)),
         ("eip8297_key_length_zero", "eip8297_absent_keys", "the first key empty (key length 0)", "bw.keys.length", P(|p| p.keys[0].clear())),
         ("eip8297_key_length_67", "eip8297_read_present_values", "the 66-byte storage key given one more byte (key length 67, above the limit)", "bw.keys.length", P(|p| p.keys[1].push(0))),
         ("eip8297_keys_unsorted", "eip8297_read_present_values", "the two keys (34 and 66 bytes) swapped", "bw.keys.order", P(|p| p.keys.swap(0, 1))),
@@ -332,14 +228,14 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             p.flags[0] = 0x00;
             p.values.remove(0);
         })),
-        ("eip8297_other_leaf_off_the_path", "eip8297_insert_beside_a_leaf", "the other leaf's key disagrees with the touched key in bit 0", "bw.other.prefix", P(|p| p.other_leaf_key()[0] ^= 0x80)),
+        ("eip8297_other_leaf_off_the_path", "eip8297_insert_beside_a_leaf", "the other leaf's key disagrees with the touched key in bit 0", "bw.other.prefix", P(|p| other_leaf_key(p)[0] ^= 0x80)),
         ("eip8297_other_leaf_is_the_key", "eip8297_insert_beside_a_leaf", "the other leaf record names the touched key itself", "bw.other.touched", P(|p| {
             let key = p.keys[0].clone();
-            p.set_other_leaf_key(&key);
+            set_other_leaf_key(p, &key);
         })),
         ("eip8297_new_key_extends_the_other_leaf", "eip8297_insert_beside_a_leaf", "the other leaf's key is the inserted key's first 65 bytes: the post-state tree would hold a key and its proper prefix", "bw.keys.prefix", P(|p| {
             let key = p.keys[0][..65].to_vec();
-            p.set_other_leaf_key(&key);
+            set_other_leaf_key(p, &key);
         })),
         ("eip8297_branch_prefix_one_bit_long", "eip8297_read_present_values", "the root's prefix length 1 instead of 0: the two keys, which part at bit 0, would share it", "bw.branch.prefix", P(|p| p.branches[0] = 1u16.to_be_bytes())),
         ("eip8297_survivor_missing", "eip8297_delete_collapses_to_a_leaf", "the delete empties one side of a branch and the surviving leaf's record is not sent", "bw.collapse", P(|p| p.others.clear())),
@@ -348,10 +244,10 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             let n = usize::from(record[1]);
             p.hashes.push(Blake3::hash(&[&record[..1], &record[2..2 + n], &record[2 + n..]]));
         })),
-        ("eip8297_survivor_off_the_path", "eip8297_delete_collapses_to_a_leaf", "the surviving leaf's key disagrees with the deleted key in bit 0", "bw.collapse", P(|p| p.other_leaf_key()[0] ^= 0x80)),
+        ("eip8297_survivor_off_the_path", "eip8297_delete_collapses_to_a_leaf", "the surviving leaf's key disagrees with the deleted key in bit 0", "bw.collapse", P(|p| other_leaf_key(p)[0] ^= 0x80)),
         ("eip8297_survivor_is_the_deleted_key", "eip8297_delete_collapses_to_a_leaf", "the survivor record names the deleted key, on the deleted side of the branch", "bw.collapse", P(|p| {
             let key = p.keys[0].clone();
-            p.set_other_leaf_key(&key);
+            set_other_leaf_key(p, &key);
         })),
         ("eip8297_extra_hash", "eip8297_read_present_values", "one more sibling hash than the walk uses", "bw.count.siblings", P(|p| {
             let h = p.hashes[0];
