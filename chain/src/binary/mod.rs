@@ -2,6 +2,8 @@
 //! kind of tree and its hash ([`BinaryKind`]), and the interface a binary replay writes
 //! through ([`BinaryState`]), whatever holds the nodes.
 
+pub mod carry;
+
 use anyhow::Result;
 use bintree::witness::Write;
 
