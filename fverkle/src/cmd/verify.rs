@@ -109,6 +109,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let file = args.file.display().to_string();
     let unbound = verdict.as_ref().map_or(0, |v| v.unbound_absences());
     let unbound_writes = verdict.as_ref().map_or(0, |v| v.unbound_writes());
+    let mut post_state_us = None;
     let (ok, reason, post) = match &verdict {
         Ok(_) if args.strict && unbound > 0 => (
             false,
@@ -120,19 +121,24 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         Err(e) => (false, Some(e.to_string()), None),
         Ok(v) => match args.post_root {
             None => (true, None, None),
-            Some(expected) => match v.post_state_root() {
-                Ok(got) if got == expected => (true, None, Some(got)),
-                Ok(got) => (
-                    false,
-                    Some(format!(
-                        "post-state root mismatch: computed {}, expected {}",
-                        to_hex(&got),
-                        to_hex(&expected)
-                    )),
-                    Some(got),
-                ),
-                Err(e) => (false, Some(format!("post-state root: {e}")), None),
-            },
+            Some(expected) => {
+                let t2 = Instant::now();
+                let post = v.post_state_root();
+                post_state_us = Some(t2.elapsed().as_micros());
+                match post {
+                    Ok(got) if got == expected => (true, None, Some(got)),
+                    Ok(got) => (
+                        false,
+                        Some(format!(
+                            "post-state root mismatch: computed {}, expected {}",
+                            to_hex(&got),
+                            to_hex(&expected)
+                        )),
+                        Some(got),
+                    ),
+                    Err(e) => (false, Some(format!("post-state root: {e}")), None),
+                }
+            }
         },
     };
     let stems = w.state_diff().len();
@@ -148,8 +154,11 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             "unbound_absences": unbound,
             "unbound_writes": unbound_writes,
             "witness_bytes": witness_bytes,
+            "ssz_bytes": w.as_ssz().len(),
+            "proof_bytes": chain::binary::carry::verkle_proof_bytes(&w),
             "decode_us": decode_us,
             "verify_us": verify_us,
+            "post_state_us": post_state_us,
             "error": reason,
         });
         writeln!(out, "{line}")?;

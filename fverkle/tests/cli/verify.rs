@@ -1,6 +1,6 @@
 //! `fverkle verify`, `root` and `genesis`: verdicts, exit codes, JSON output.
 
-use crate::common::{fverkle, show, vectors};
+use crate::common::{fverkle, json_lines, show, vectors};
 
 const ROOT_72: &str = "0x64e1a647f42e5c2e3c434531ccf529e1b3e93363a40db9fc8eec81f492123510";
 
@@ -64,6 +64,44 @@ fn post_root_is_checked() {
         .unwrap();
     assert_eq!(wrong.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&wrong.stdout).contains("post-state root mismatch"));
+}
+
+/// `--json` sizes the witness (its SSZ encoding, the proof part) and times the post-state root
+/// only when `--post-root` asks for it.
+#[test]
+fn json_gives_sizes_and_the_post_state_time() {
+    let f = vectors().join("witness/eest_verkleBlock.json");
+    let pre = "0x3901899f4bfd31a5d77611f70c4eb98cffdbbe5280fba656631f04336afe6f5a";
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let post = doc
+        .pointer("/blocks/0/blockHeader/stateRoot")
+        .and_then(|v| v.as_str())
+        .expect("fixture has blocks[0].blockHeader.stateRoot")
+        .to_string();
+    let run = |extra: &[&str]| {
+        let out = fverkle()
+            .args(["--json", "verify", "--pre-root", pre])
+            .args(extra)
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        json_lines(&out).remove(0)
+    };
+    let plain = run(&[]);
+    let with_post = run(&["--post-root", &post]);
+    assert!(plain["post_state_us"].is_null(), "{plain}");
+    assert!(with_post["post_state_us"].is_u64(), "{with_post}");
+    assert_eq!(with_post["post_root"].as_str(), Some(post.as_str()));
+    for line in [&plain, &with_post] {
+        let ssz = line["ssz_bytes"].as_u64().unwrap();
+        let proof = line["proof_bytes"].as_u64().unwrap();
+        // The proof holds at least its fixed part (the IPA proof, D and the counts); the
+        // witness holds the proof and the state diff; the JSON file is larger still.
+        assert!(proof >= 588 && proof < ssz, "{line}");
+        assert!(ssz < line["witness_bytes"].as_u64().unwrap(), "{line}");
+    }
 }
 
 #[test]
