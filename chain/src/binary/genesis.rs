@@ -2,19 +2,21 @@
 //! object; plain, gzip or zstd) embedded in the tree ([`super::embed::account_entries`]) and
 //! written at height 0. The same document gives the Verkle genesis (`crate::genesis`).
 //!
-//! The document is parsed whole (≈ 5× its size in memory while it is read); the entries are
-//! applied in batches of [`BATCH_ACCOUNTS`] accounts.
+//! The document is read as a stream: accounts are parsed one at a time and their entries
+//! applied in batches of [`BATCH_ACCOUNTS`] accounts, so memory is bounded by a batch, not by
+//! the file.
 
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use bintree::eip8297::state::Account;
-use serde_json::{Map, Value as Json};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value as Json;
 use verkle::U256;
 
 use super::embed::account_entries;
-use super::BinaryState;
+use super::{BinaryKind, BinaryState};
 use crate::input;
 
 /// Accounts embedded per batch written to the state.
@@ -135,15 +137,131 @@ pub fn parse_account(name: &str, body: &Json) -> Result<Account, (&'static str, 
     })
 }
 
-/// The `alloc` object of a genesis document (or the document itself, a bare alloc).
-fn alloc_of<'a>(doc: &'a Json, name: &str) -> Result<&'a Map<String, Json>> {
-    let top = doc
-        .as_object()
-        .ok_or_else(|| anyhow!("{name}: the top level is not an object"))?;
-    match top.get("alloc") {
-        Some(Json::Object(a)) => Ok(a),
-        Some(_) => bail!("{name}: field alloc: expected an object"),
-        None => Ok(top),
+/// Where the streamed accounts go: embedded, batched and applied to the state.
+struct Sink<'s> {
+    state: &'s mut dyn BinaryState,
+    kind: BinaryKind,
+    name: &'s str,
+    batch: Vec<(Vec<u8>, bintree::witness::Write)>,
+    in_batch: usize,
+    accounts: usize,
+    entries: usize,
+    /// Why the stream stopped (serde carries only a placeholder).
+    stop: Option<anyhow::Error>,
+}
+
+impl Sink<'_> {
+    fn fail(&mut self, e: anyhow::Error) -> Result<(), ()> {
+        self.stop = Some(e);
+        Err(())
+    }
+
+    fn account(&mut self, address: &str, body: &Json) -> Result<(), ()> {
+        let name = self.name;
+        let a = match parse_account(address, body) {
+            Ok(a) => a,
+            Err((field, reason)) => {
+                return self.fail(anyhow!(
+                    "{name}: account {address}: field {field}: {reason}"
+                ))
+            }
+        };
+        match account_entries(self.kind, &a) {
+            Ok(entries) => self.batch.extend(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, bintree::witness::Write::Set(v))),
+            ),
+            Err(e) => return self.fail(e.context(format!("{name}: account {address}"))),
+        }
+        self.accounts += 1;
+        self.in_batch += 1;
+        if self.in_batch >= BATCH_ACCOUNTS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ()> {
+        let batch = std::mem::take(&mut self.batch);
+        self.in_batch = 0;
+        self.entries += batch.len();
+        match self.state.apply(&batch) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let name = self.name;
+                self.fail(e.context(format!("{name}: writing the genesis")))
+            }
+        }
+    }
+}
+
+fn stopped<X: serde::de::Error>(_: ()) -> X {
+    X::custom("genesis import stopped")
+}
+
+/// The top level: a geth genesis (accounts under `alloc`, other keys skipped) or a bare
+/// alloc (address keys at the top level).
+struct Top<'a, 's>(&'a mut Sink<'s>);
+
+impl<'de> Visitor<'de> for Top<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a genesis object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let (mut alloc, mut top) = (false, false);
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "alloc" {
+                if alloc || top {
+                    let name = self.0.name;
+                    return self
+                        .0
+                        .fail(anyhow!(
+                            "{name}: two `alloc` keys, or accounts beside `alloc`"
+                        ))
+                        .map_err(stopped);
+                }
+                alloc = true;
+                map.next_value_seed(Alloc(&mut *self.0))?;
+            } else if !alloc && (key.starts_with("0x") || key.starts_with("0X")) {
+                top = true;
+                let body: Json = map.next_value()?;
+                self.0.account(&key, &body).map_err(stopped)?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `alloc` object.
+struct Alloc<'a, 's>(&'a mut Sink<'s>);
+
+impl<'de> DeserializeSeed<'de> for Alloc<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Alloc<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an alloc object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            let body: Json = map.next_value()?;
+            self.0.account(&key, &body).map_err(stopped)?;
+        }
+        Ok(())
     }
 }
 
@@ -156,31 +274,37 @@ pub fn init_binary_genesis(state: &mut dyn BinaryState, path: &Path) -> Result<B
         bail!("{name}: the binary state already holds height {h}; a genesis needs an empty one");
     }
     let kind = state.kind();
-    let text = input::read_to_string(path)?;
-    let doc: Json = serde_json::from_str(&text).with_context(|| format!("{name}: not JSON"))?;
-    drop(text);
-    let alloc = alloc_of(&doc, &name)?;
-    let mut entries = 0;
-    let names: Vec<(&String, &Json)> = alloc.iter().collect();
-    for batch in names.chunks(BATCH_ACCOUNTS) {
-        let mut writes = Vec::new();
-        for (account, body) in batch {
-            let a = parse_account(account, body).map_err(|(field, reason)| {
-                anyhow!("{name}: account {account}: field {field}: {reason}")
-            })?;
-            let embedded =
-                account_entries(kind, &a).with_context(|| format!("{name}: account {account}"))?;
-            writes.extend(
-                embedded
-                    .into_iter()
-                    .map(|(k, v)| (k, bintree::witness::Write::Set(v))),
-            );
-        }
-        entries += writes.len();
-        state
-            .apply(&writes)
-            .with_context(|| format!("{name}: writing the genesis"))?;
+    let reader = input::open(path)?;
+    let mut sink = Sink {
+        state: &mut *state,
+        kind,
+        name: &name,
+        batch: Vec::new(),
+        in_batch: 0,
+        accounts: 0,
+        entries: 0,
+        stop: None,
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let read = (&mut de)
+        .deserialize_map(Top(&mut sink))
+        .and_then(|()| de.end());
+    if let Err(e) = read {
+        return Err(match sink.stop.take() {
+            Some(stop) => stop,
+            None => match e.io_error_kind() {
+                Some(_) => anyhow!(e).context(format!("{name}: cannot read")),
+                None => anyhow!(e).context(format!("{name}: not a genesis document")),
+            },
+        });
     }
+    if sink.flush().is_err() {
+        return Err(sink
+            .stop
+            .take()
+            .unwrap_or_else(|| anyhow!("{name}: writing the genesis")));
+    }
+    let (accounts, entries) = (sink.accounts, sink.entries);
     let root = state.root()?;
     let kind_name = format!("{}/{}", kind.tree(), kind.hash());
     state.persist(
@@ -192,7 +316,7 @@ pub fn init_binary_genesis(state: &mut dyn BinaryState, path: &Path) -> Result<B
     )?;
     Ok(BinaryGenesis {
         root,
-        accounts: alloc.len(),
+        accounts,
         entries,
         ms: t.elapsed().as_secs_f64() * 1e3,
     })
@@ -202,7 +326,6 @@ pub fn init_binary_genesis(state: &mut dyn BinaryState, path: &Path) -> Result<B
 mod tests {
     use super::*;
     use crate::binary::memory::in_memory;
-    use crate::binary::BinaryKind;
 
     #[test]
     fn the_eip8297_state_vectors_read_as_genesis_documents_give_their_roots() {
@@ -212,9 +335,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for case in v["state_vectors"].as_array().unwrap() {
             let accounts = crate::binary::embed::tests::vector_accounts(case);
-            let mut alloc = Map::new();
+            let mut alloc = serde_json::Map::new();
             for a in &accounts {
-                let storage: Map<String, Json> = a
+                let storage: serde_json::Map<String, Json> = a
                     .storage
                     .iter()
                     .map(|(k, v)| {
@@ -274,5 +397,42 @@ mod tests {
             init_binary_genesis(state.as_mut(), &path).unwrap_err()
         );
         assert!(msg.contains("above 2^128"), "{msg}");
+    }
+
+    #[test]
+    fn a_bare_alloc_and_a_geth_genesis_give_one_root_and_broken_documents_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let account = r#""0x1111111111111111111111111111111111111111":{"balance":"1000","nonce":"0x2","code":"0x6001","storage":{"0x01":"0x05"}}"#;
+        let geth = format!(r#"{{"config":{{"chainId":1}},"alloc":{{{account}}},"nonce":"0x0"}}"#);
+        let bare = format!("{{{account}}}");
+        let mut roots = Vec::new();
+        for (i, text) in [geth, bare].iter().enumerate() {
+            let path = dir.path().join(format!("g{i}.json"));
+            std::fs::write(&path, text).unwrap();
+            let mut state = in_memory(BinaryKind::Eip7864Blake3);
+            let g = init_binary_genesis(state.as_mut(), &path).unwrap();
+            assert_eq!((g.accounts, g.entries), (1, 4));
+            roots.push(g.root);
+            // A second genesis into the same state is refused.
+            assert!(init_binary_genesis(state.as_mut(), &path).is_err());
+        }
+        assert_eq!(roots[0], roots[1]);
+        for (i, text) in [
+            "[1,2]",
+            r#"{"alloc":{"0x11":{}"#,
+            r#"{"alloc":{},"alloc":{}}"#,
+        ]
+        .iter()
+        .enumerate()
+        {
+            let path = dir.path().join(format!("bad{i}.json"));
+            std::fs::write(&path, text).unwrap();
+            let mut state = in_memory(BinaryKind::Eip8297);
+            let msg = format!(
+                "{:#}",
+                init_binary_genesis(state.as_mut(), &path).unwrap_err()
+            );
+            assert!(msg.contains(&format!("bad{i}.json")), "{msg}");
+        }
     }
 }

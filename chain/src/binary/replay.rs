@@ -59,6 +59,8 @@ pub struct BinaryBlockReport {
     pub write_us: u64,
     /// Hashes the verification computed (pre- and post-state).
     pub verify_hashes: u64,
+    /// Hashes the state computed applying the writes and rehashing its root.
+    pub apply_hashes: u64,
     /// The state's root before the block.
     pub pre_root: Option<[u8; 32]>,
     /// The post-state root computed from the witness alone.
@@ -89,6 +91,7 @@ impl BinaryBlockReport {
             "apply_us": self.apply_us,
             "write_us": self.write_us,
             "verify_hashes": self.verify_hashes,
+            "apply_hashes": self.apply_hashes,
             "pre_root": self.pre_root.map(|r| to_hex(&r)),
             "witness_post_root": self.witness_post_root.map(|r| to_hex(&r)),
             "post_root": self.post_root.map(|r| to_hex(&r)),
@@ -354,6 +357,7 @@ impl<'s> BinaryReplayer<'s> {
             return Ok(r);
         }
         let t = Instant::now();
+        let hashes = self.state.hash_count();
         if let Err(e) = self.state.apply(&writes) {
             r.fail(
                 RULE_APPLY,
@@ -363,6 +367,7 @@ impl<'s> BinaryReplayer<'s> {
         }
         let post = self.state.root()?;
         r.apply_us = t.elapsed().as_micros() as u64;
+        r.apply_hashes = self.state.hash_count().saturating_sub(hashes);
         r.post_root = Some(post);
         if post != b.state_root {
             r.fail(

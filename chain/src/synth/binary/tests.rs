@@ -86,6 +86,7 @@ fn every_tree_replays_its_chain_block_by_block() {
             assert_eq!(r.keys_written, *writes);
             assert!(r.keys_read > r.keys_written);
             assert!(r.proof_bytes > 0 && r.proof_bytes < r.witness_bytes);
+            assert!(r.verify_hashes > 0 && r.apply_hashes > 0);
         }
         assert_ne!(reports[0].pre_root, reports[2].post_root);
     }
