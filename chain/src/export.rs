@@ -344,6 +344,12 @@ fn decode_block(origin: String, v: &Json, t: Instant) -> Result<ExportedBlock> {
     if !v.is_object() {
         bail!("{origin}: expected a block object");
     }
+    if let Some(tree) = v.get("binaryWitness").and(v.get("tree")) {
+        bail!(
+            "{origin}: a binary-tree block (tree {tree}, binaryWitness), not a Verkle one: \
+             replay a binary export with --tree (chain::binary::export)"
+        );
+    }
     let h = header_object(v);
     let (nf, nv) = field(h, &["blockNumber", "block_number", "number"])
         .ok_or_else(|| anyhow!("{origin}: field blockNumber: missing"))?;

@@ -119,6 +119,15 @@ impl Kind {
         })
     }
 
+    /// The replay library's name of this tree and hash.
+    pub fn binary(self) -> chain::binary::BinaryKind {
+        match self {
+            Kind::Eip7864Sha256 => chain::binary::BinaryKind::Eip7864Sha256,
+            Kind::Eip7864Blake3 => chain::binary::BinaryKind::Eip7864Blake3,
+            Kind::Eip8297 => chain::binary::BinaryKind::Eip8297,
+        }
+    }
+
     /// The `--tree` name.
     pub fn tree(self) -> &'static str {
         match self {

@@ -1,6 +1,19 @@
 //! Replaying a chain into a binary state tree (EIP-7864 or EIP-8297, `spec/BINARY.md`): the
 //! kind of tree and its hash ([`BinaryKind`]), and the interface a binary replay writes
 //! through ([`BinaryState`]), whatever holds the nodes.
+//!
+//! - [`memory`]: a state in memory ([`memory::in_memory`]), for each kind;
+//! - [`embed`]: accounts' basic data, code hash, code chunks and storage as each tree's keys
+//!   and values; [`genesis`]: a geth genesis document into a binary state;
+//! - [`export`]: the binary block export (JSON Lines, `binaryWitness` per block) and its
+//!   reader; [`replay`]: the per-block replay and its reports;
+//! - the synthetic chain on a binary tree is [`crate::synth::binary::write_binary_chain`].
+
+pub mod embed;
+pub mod export;
+pub mod genesis;
+pub mod memory;
+pub mod replay;
 
 pub mod carry;
 

@@ -325,3 +325,22 @@ fn a_parent_state_root_inside_the_witness_is_read_and_must_agree() {
         "{e}"
     );
 }
+
+#[test]
+fn a_binary_export_line_is_named_and_refused() {
+    let line = crate::binary::export::block_line(
+        crate::binary::BinaryKind::Eip8297,
+        1,
+        &[1; 32],
+        &[2; 32],
+        &[1, 2, 0, 0],
+    );
+    let mut r = ExportReader::from_bytes("bin.jsonl", format!("{line}\n").into_bytes());
+    let e = r.next().expect("an item").expect_err("refused");
+    let msg = format!("{e:#}");
+    assert!(msg.contains("bin.jsonl: line 1"), "{msg}");
+    assert!(
+        msg.contains("binary-tree block") && msg.contains("--tree"),
+        "{msg}"
+    );
+}

@@ -45,6 +45,18 @@ impl KeyName {
         self.account
     }
 
+    /// The tree index, 32 bytes big-endian.
+    pub fn tree_index_be(&self) -> [u8; 32] {
+        let mut be = self.tree_index;
+        be.reverse();
+        be
+    }
+
+    /// The sub-index.
+    pub fn sub_index(&self) -> u8 {
+        self.sub_index
+    }
+
     /// The key, hashed alone (what [`resolve`] gives for it in a batch).
     pub fn key(&self, address: &[u8; 20]) -> TreeKey {
         let hasher = AddressHasher::new(Committer::eip6800(), &address32(address));

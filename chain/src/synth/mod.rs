@@ -14,6 +14,7 @@ use verkle::U256;
 
 use std::path::Path;
 
+use crate::binary::BinaryState;
 use crate::export::block_json;
 use crate::genesis::{init_genesis, GenesisSpec};
 use crate::hexarg::to_hex;
@@ -24,6 +25,7 @@ use crate::state::MemoryState;
 use crate::state::{Mode, State};
 use witness::ExecutionWitness;
 
+pub mod binary;
 mod keys;
 
 use keys::KeyName;
@@ -108,10 +110,22 @@ pub struct Synth {
     /// Indices of the contracts in the genesis (the hot ones, hottest first).
     contracts: Vec<usize>,
     /// The state blocks are proven against (in memory or a datadir).
-    tree: Box<dyn State>,
+    prover: Prover,
     number: u64,
     /// Whether blocks carry their transactions' account-level diffs.
     record: bool,
+}
+
+/// A block's keys by name (`None`: read only) with their EIP-6800 leaf values.
+type DrawnKeys = BTreeMap<KeyName, Option<Value>>;
+
+/// The tree the generator proves its blocks with: the account-level draws are the same for
+/// every tree, resolved through the tree's embedding.
+enum Prover {
+    /// A Verkle state (EIP-6800 keys).
+    Verkle(Box<dyn State>),
+    /// A binary state (EIP-7864 or EIP-8297 keys, [`crate::binary::embed`]).
+    Binary(Box<dyn BinaryState>),
 }
 
 /// One generated block.
@@ -254,7 +268,7 @@ impl Synth {
             &mut apply,
         )?;
         state.persist(0, &[])?;
-        Ok((Synth::with(config, rng, model, state), text))
+        Ok((Synth::with(config, rng, model, Prover::Verkle(state)), text))
     }
 
     /// `Synth::genesis` (tests) writing the document to `genesis_out` as it is drawn (never held
@@ -282,24 +296,37 @@ impl Synth {
             mode: Mode::Single,
         };
         init_genesis(state.as_mut(), &spec, "the generator's state")?;
-        Ok(Synth::with(config, rng, model, state))
+        Ok(Synth::with(config, rng, model, Prover::Verkle(state)))
     }
 
-    fn with(config: SynthConfig, rng: Rng, model: GenesisModel, state: Box<dyn State>) -> Synth {
+    fn with(config: SynthConfig, rng: Rng, model: GenesisModel, prover: Prover) -> Synth {
         Synth {
             config,
             rng,
             accounts: model.accounts,
             contracts: model.contracts,
-            tree: state,
+            prover,
             number: 0,
             record: false,
         }
     }
 
     /// The current state root of the generator's tree.
-    pub fn root(&mut self) -> [u8; 32] {
-        self.tree.root()
+    pub fn root(&mut self) -> Result<[u8; 32]> {
+        match &mut self.prover {
+            Prover::Verkle(tree) => Ok(tree.root()),
+            Prover::Binary(state) => state.root(),
+        }
+    }
+
+    /// The Verkle state blocks are proven against; an error for a binary generator.
+    fn verkle(&mut self) -> Result<&mut Box<dyn State>> {
+        match &mut self.prover {
+            Prover::Verkle(tree) => Ok(tree),
+            Prover::Binary(_) => {
+                anyhow::bail!("the generator holds a binary tree; this needs the Verkle tree")
+            }
+        }
     }
 
     /// The header suffixes a balance/nonce change rewrites.
@@ -417,10 +444,10 @@ impl Synth {
         };
         let before = match block.get(key) {
             Some(Some(v)) => *v,
-            _ => self
-                .tree
-                .get(&key.key(&self.accounts[c].address))?
-                .unwrap_or([0u8; 32]),
+            _ => {
+                let k = key.key(&self.accounts[c].address);
+                self.verkle()?.get(&k)?.unwrap_or([0u8; 32])
+            }
         };
         let a = &self.accounts[c];
         log.touch(a.address, c, || AccountSnap {
@@ -439,8 +466,10 @@ impl Synth {
         a.balance = a.balance.saturating_sub(value + 21_000);
     }
 
-    /// Generates the next block.
-    pub fn next_block(&mut self) -> Result<SynthBlock> {
+    /// Draws the next block at the account level: its keys by name (`None`: read only) with
+    /// their EIP-6800 leaf values, and its transactions' diffs when recorded. The draws are
+    /// the same whatever tree the block is then proven with.
+    fn draw_block(&mut self) -> Result<(DrawnKeys, Vec<Json>)> {
         self.number += 1;
         let genesis_accounts = self.config.accounts.max(2);
         // The block's keys by name, hashed together once the block is drawn.
@@ -513,33 +542,38 @@ impl Synth {
                 traces.push(log.to_json(&keccak256(&pre), |i| self.snap(i)));
             }
         }
+        Ok((keys, traces))
+    }
+
+    /// Generates the next block.
+    pub fn next_block(&mut self) -> Result<SynthBlock> {
+        let (keys, traces) = self.draw_block()?;
         let entries: Vec<(TreeKey, Option<Value>)> =
             keys::resolve(keys, |i| self.accounts[i].address);
-        let parent_state_root = self.tree.root();
         let number = self.number;
-        let owned = if self.config.bind_absences {
-            let tree = &mut self.tree;
+        let bind_absences = self.config.bind_absences;
+        let tree = self.verkle()?;
+        let parent_state_root = tree.root();
+        let owned = if bind_absences {
             witness::prove_bound(&parent_state_root, &entries, |k| tree.prove(k))
                 .map_err(|e| anyhow::anyhow!("{e:#}"))
                 .with_context(|| format!("proving synthetic block {number} with bound absences"))?
                 .0
         } else {
-            self.tree
-                .prove(&entries)
+            tree.prove(&entries)
                 .with_context(|| format!("proving synthetic block {number}"))?
         };
         let witness = owned
             .to_witness()
-            .with_context(|| format!("encoding synthetic block {}", self.number))?;
+            .with_context(|| format!("encoding synthetic block {number}"))?;
         let writes: Vec<(TreeKey, Option<Value>)> =
             entries.into_iter().filter(|(_, v)| v.is_some()).collect();
         let count = writes.len();
-        self.tree.apply(&writes)?;
-        let state_root = self.tree.root();
+        tree.apply(&writes)?;
+        let state_root = tree.root();
         // Written out (a datadir then trims its node cache); in memory this only commits.
-        self.tree
-            .persist(self.number, &[])
-            .with_context(|| format!("writing synthetic block {}", self.number))?;
+        tree.persist(number, &[])
+            .with_context(|| format!("writing synthetic block {number}"))?;
         Ok(SynthBlock {
             number: self.number,
             parent_state_root,
@@ -633,7 +667,7 @@ pub fn write_chain(
         "{}: genesis of {} accounts, root {} ({genesis_s:.1} s)",
         genesis_out.display(),
         config.accounts,
-        to_hex(&synth.root())
+        to_hex(&synth.root()?)
     );
     let name = out.display().to_string();
     let file = std::fs::File::create(out).with_context(|| format!("{name}: cannot create"))?;
@@ -653,7 +687,7 @@ pub fn write_chain(
     }
     w.flush().with_context(|| format!("{name}: cannot write"))?;
     Ok(Generated {
-        root: synth.root(),
+        root: synth.root()?,
         written,
         genesis_s,
         sample_keys: synth.sample_keys(64),

@@ -49,7 +49,7 @@ fn the_genesis_written_to_a_file_is_the_one_in_memory_and_stable() {
         let state = crate::datadir::open_state(Some(&dd), Mode::Single).unwrap();
         let mut disk = Synth::genesis_to_file(config, &path, state).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-        assert_eq!(disk.root(), mem.root());
+        assert_eq!(disk.root().unwrap(), mem.root().unwrap());
         while mem.remaining() > 0 {
             let x = mem.next_block().unwrap();
             let y = disk.next_block().unwrap();

@@ -1,7 +1,9 @@
 //! `fverkle demo [--kaustinen6]`: the README's main job on an embedded default that needs no
 //! files. Generates a deterministic synthetic chain with witnesses from our prover, replays
 //! it (verifying every witness and root) into temporary datadirs, proves keys against the
-//! final state and verifies that proof, and prints the summary with timings.
+//! final state and verifies that proof, and prints the summary with timings. With `--tree
+//! eip7864|eip8297`, the same synthetic chain on a binary tree, replayed in memory, and a
+//! binary witness of sample keys proved and verified.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,8 +20,9 @@ use chain::state::{Mode, State};
 use chain::synth::SynthConfig;
 use verkle::keys::Layout;
 
-use crate::cmd::gen::generate;
-use crate::cmd::replay::{replay_into, Reporting};
+use crate::args::{HashArg, Kind, TreeArg};
+use crate::cmd::gen::{generate, generate_binary};
+use crate::cmd::replay::{replay_binary, replay_into, Reporting};
 use crate::outcome::Outcome;
 
 /// Arguments of `fverkle demo`.
@@ -44,6 +47,13 @@ pub struct Args {
     /// Keep the generated files and datadirs here instead of a temporary directory.
     #[arg(long)]
     workdir: Option<PathBuf>,
+    /// The tree: Verkle (replayed into datadirs, single and sharded), or a binary tree (the
+    /// same synthetic chain proven with binary witnesses, replayed in memory).
+    #[arg(long, value_enum, default_value = "verkle")]
+    tree: TreeArg,
+    /// The binary tree's hash (EIP-7864: sha256, the default, or blake3; EIP-8297: blake3).
+    #[arg(long, value_enum)]
+    hash: Option<HashArg>,
 }
 
 /// The shared vectors directory: `$FVERKLE_VECTORS`, `../shared/vectors` from the current
@@ -202,9 +212,123 @@ fn prove_and_verify(
     })
 }
 
+/// `demo --tree eip7864|eip8297` in `work`: gen, replay, a witness of sample keys.
+fn run_binary(
+    args: &Args,
+    kind: Kind,
+    work: &Path,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
+    let start = Instant::now();
+    if args.kaustinen6 {
+        bail!(
+            "--kaustinen6 is a Verkle chain: drop --tree {}",
+            kind.tree()
+        );
+    }
+    let config = SynthConfig {
+        accounts: args.accounts,
+        blocks: args.blocks,
+        updates: args.updates,
+        seed: args.seed,
+        layout: Layout::Eip6800,
+        bind_absences: false,
+    };
+    let export = work.join(format!("blocks-{}-{}.jsonl", kind.tree(), kind.hash()));
+    let genesis = work.join("genesis.json");
+    let t = Instant::now();
+    let g = generate_binary(config, kind.binary(), &export, &genesis)?;
+    let secs = t.elapsed().as_secs_f64();
+    say(
+        out,
+        json,
+        "gen",
+        serde_json::json!({"tree": kind.tree(), "hash": kind.hash(), "accounts": args.accounts,
+            "blocks": args.blocks, "keys_written": g.written, "genesis_seconds": g.genesis_s,
+            "seconds": secs, "root": to_hex(&g.root)}),
+        format!(
+            "fverkle demo: synthetic chain of {} accounts, {} blocks, {} keys written (seed {}) on {}/{}; generated and proven in {secs:.1} s (genesis {:.1} s)",
+            args.accounts, args.blocks, g.written, args.seed, kind.tree(), kind.hash(), g.genesis_s
+        ),
+    )?;
+    let mut run = replay_binary(kind.binary(), &genesis, &[export], out, json, false)?;
+    let mut summary = run.summary.clone();
+    summary["tree"] = serde_json::json!(kind.tree());
+    say(
+        out,
+        json,
+        "replay",
+        summary,
+        format!("  in memory: {}", run.line),
+    )?;
+    let mut outcome = run.outcome;
+    let root = run.state.root()?;
+    if outcome == Outcome::Ok && root != g.root {
+        outcome = Outcome::Invalid;
+        say(
+            out,
+            json,
+            "compare",
+            serde_json::json!({"ok": false}),
+            "  the replay and the generator reached different roots".to_string(),
+        )?;
+    }
+    if outcome == Outcome::Ok {
+        let reads: Vec<(Vec<u8>, bintree::witness::Write)> = g
+            .sample_keys
+            .iter()
+            .map(|k| (k.clone(), bintree::witness::Write::Unchanged))
+            .collect();
+        let t = Instant::now();
+        let bytes = run.state.witness(&reads)?;
+        let prove_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let verdict = chain::binary::replay::verify_witness(kind.binary(), &bytes, &root);
+        let verify_ms = t.elapsed().as_secs_f64() * 1e3;
+        let ok = verdict
+            .as_ref()
+            .is_ok_and(|(n, v)| *n == reads.len() && v.post_root == root);
+        if !ok {
+            outcome = Outcome::Invalid;
+        }
+        say(
+            out,
+            json,
+            "prove",
+            serde_json::json!({"tree": kind.tree(), "hash": kind.hash(), "keys": reads.len(),
+                "witness_bytes": bytes.len(), "prove_ms": prove_ms, "verify_ms": verify_ms,
+                "ok": ok, "root": to_hex(&root), "error": verdict.err().map(|e| e.to_string())}),
+            format!(
+                "  binary witness of {} keys against the final root ({} B): prove {prove_ms:.1} ms, verify {verify_ms:.1} ms: {}",
+                reads.len(),
+                bytes.len(),
+                if ok { "valid" } else { "INVALID" }
+            ),
+        )?;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    say(
+        out,
+        json,
+        "summary",
+        serde_json::json!({"ok": outcome == Outcome::Ok, "seconds": secs}),
+        format!(
+            "fverkle demo: {} in {secs:.1} s",
+            if outcome == Outcome::Ok {
+                "every witness and root verified"
+            } else {
+                "MISMATCH"
+            }
+        ),
+    )?;
+    Ok(outcome)
+}
+
 /// Runs the subcommand.
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let start = Instant::now();
+    let kind = Kind::of(args.tree, args.hash)?;
     let tmp;
     let work: PathBuf = match &args.workdir {
         Some(d) => {
@@ -220,6 +344,9 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             tmp.path().to_path_buf()
         }
     };
+    if let Some(kind) = kind {
+        return run_binary(args, kind, &work, json, out);
+    }
     let (genesis, blocks, layout, chain, keys): (
         PathBuf,
         Vec<PathBuf>,

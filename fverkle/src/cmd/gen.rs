@@ -1,17 +1,22 @@
-//! `fverkle gen --blocks N --updates M --accounts K --seed S --out FILE`: a synthetic block
-//! export (JSON Lines, one block per line) and its genesis, with witnesses from our prover.
+//! `fverkle gen --blocks N --updates M --accounts K --seed S --out FILE [--tree T [--hash H]]`:
+//! a synthetic block export (JSON Lines, one block per line) and its genesis, with witnesses
+//! from our prover: Verkle execution witnesses, or binary witnesses (`--tree eip7864|eip8297`,
+//! `chain::binary::export`) of the same account-level blocks.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use chain::binary::memory::in_memory;
+use chain::binary::BinaryKind;
 use chain::datadir::open_state;
 use chain::hexarg::to_hex;
 use chain::state::{MemoryState, Mode, State};
+use chain::synth::binary::{write_binary_chain, BinaryGenerated};
 use chain::synth::{write_chain, Format, Generated, SynthConfig};
 
-use crate::args::LayoutArg;
+use crate::args::{HashArg, Kind, LayoutArg, TreeArg};
 use crate::outcome::Outcome;
 use crate::progress::Progress;
 
@@ -53,6 +58,14 @@ pub struct Args {
     /// (`fverkle replay --diffs` reads them).
     #[arg(long, value_enum, default_value = "export")]
     format: GenFormat,
+    /// The tree the blocks are proven with: the Verkle tree (execution witnesses), or a
+    /// binary tree (a binary export: `binaryWitness` per block, see README). The genesis
+    /// document and the account-level blocks are the same for every tree.
+    #[arg(long, value_enum, default_value = "verkle")]
+    tree: TreeArg,
+    /// The binary tree's hash (EIP-7864: sha256, the default, or blake3; EIP-8297: blake3).
+    #[arg(long, value_enum)]
+    hash: Option<HashArg>,
 }
 
 /// What `fverkle gen` writes to `--out`.
@@ -120,6 +133,87 @@ pub fn generate_with(
     Ok(generated)
 }
 
+/// Generates `config` on the binary tree `kind` into `out` (and its genesis into
+/// `genesis_out`), the tree in memory.
+pub fn generate_binary(
+    config: SynthConfig,
+    kind: BinaryKind,
+    out: &Path,
+    genesis_out: &Path,
+) -> Result<BinaryGenerated> {
+    let mut progress: Option<Progress> = None;
+    let generated = write_binary_chain(config, out, genesis_out, in_memory(kind), &mut |b| {
+        progress
+            .get_or_insert_with(|| Progress::new("gen", Some(config.blocks)))
+            .inc(|| format!("block {} ({} writes)", b.number, b.writes))
+    })?;
+    if let Some(p) = progress {
+        p.finish();
+    }
+    Ok(generated)
+}
+
+/// `gen --tree eip7864|eip8297`.
+fn run_binary(
+    args: &Args,
+    kind: Kind,
+    config: SynthConfig,
+    genesis_out: &Path,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<Outcome> {
+    let t = Instant::now();
+    if args.format != GenFormat::Export {
+        anyhow::bail!("--format prestate-diff: the account-level diffs are written for the Verkle chain only (drop --tree)");
+    }
+    if args.state_dir.is_some() {
+        anyhow::bail!(
+            "--state-dir: not yet for binary trees; the generator's binary tree lives in memory"
+        );
+    }
+    let BinaryGenerated {
+        root,
+        written,
+        genesis_s,
+        ..
+    } = generate_binary(config, kind.binary(), &args.out, genesis_out)?;
+    let secs = t.elapsed().as_secs_f64();
+    if json {
+        let line = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "genesis": genesis_out.display().to_string(),
+            "tree": kind.tree(),
+            "hash": kind.hash(),
+            "blocks": args.blocks,
+            "keys_written": written,
+            "root": to_hex(&root),
+            "genesis_seconds": genesis_s,
+            "seconds": secs,
+        });
+        writeln!(out, "{line}")?;
+    } else {
+        writeln!(
+            out,
+            "wrote {} blocks on {}/{} ({written} keys written) to {} and the genesis to {} in {secs:.1} s; final root {}",
+            args.blocks,
+            kind.tree(),
+            kind.hash(),
+            args.out.display(),
+            genesis_out.display(),
+            to_hex(&root)
+        )?;
+        writeln!(
+            out,
+            "replay it: fverkle replay --tree {} --hash {} --genesis {} {}",
+            kind.tree(),
+            kind.hash(),
+            genesis_out.display(),
+            args.out.display()
+        )?;
+    }
+    Ok(Outcome::Ok)
+}
+
 /// Runs the subcommand.
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let t = Instant::now();
@@ -127,6 +221,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         .genesis_out
         .clone()
         .unwrap_or_else(|| genesis_path_for(&args.out));
+    let kind = Kind::of(args.tree, args.hash)?;
     let config = SynthConfig {
         accounts: args.accounts,
         blocks: args.blocks,
@@ -135,6 +230,9 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         layout: args.layout.into(),
         bind_absences: args.bind_absences,
     };
+    if let Some(kind) = kind {
+        return run_binary(args, kind, config, &genesis_out, json, out);
+    }
     let Generated {
         root,
         written,

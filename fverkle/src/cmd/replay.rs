@@ -1,7 +1,9 @@
 //! `fverkle replay --genesis GENESIS.json --layout L [--datadir DIR] [--chain C] [--mode M] BLOCKS...`
 //! or `fverkle replay --eest FILE [--test NAME] [--mode M]`, or
 //! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]`
-//! (`chain::import::diffs`).
+//! (`chain::import::diffs`), or
+//! `fverkle replay --tree eip7864|eip8297 [--hash H] --genesis GENESIS.json BLOCKS...` (a binary
+//! export, `chain::binary`, replayed in memory).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,7 +17,12 @@ use chain::import::{diffs, eest};
 use chain::replayer::{Ended, Replayer};
 use chain::state::{Mode, State};
 
-use crate::args::{ChainArg, LayoutArg, ModeArg};
+use chain::binary::genesis::init_binary_genesis;
+use chain::binary::memory::in_memory;
+use chain::binary::replay::BinaryReplayer;
+use chain::binary::{BinaryKind, BinaryState};
+
+use crate::args::{ChainArg, HashArg, Kind, LayoutArg, ModeArg, TreeArg};
 use crate::outcome::Outcome;
 use crate::progress::Progress;
 
@@ -36,14 +43,21 @@ pub struct Args {
     /// The genesis file (geth genesis with `alloc`, or a bare alloc; plain, gzip or zstd).
     #[arg(long, required_unless_present = "eest", conflicts_with = "eest")]
     genesis: Option<PathBuf>,
-    /// Account layout of the chain.
+    /// Account layout of the chain (a Verkle replay).
     #[arg(
         long,
         value_enum,
-        required_unless_present = "eest",
+        required_unless_present_any = ["eest", "tree"],
         conflicts_with = "eest"
     )]
     layout: Option<LayoutArg>,
+    /// The tree the export was proven with: Verkle (execution witnesses), or a binary tree
+    /// (a binary export of `fverkle gen --tree`, replayed in memory; `--layout` unused).
+    #[arg(long, value_enum, default_value = "verkle", conflicts_with = "eest")]
+    tree: TreeArg,
+    /// The binary tree's hash (EIP-7864: sha256, the default, or blake3; EIP-8297: blake3).
+    #[arg(long, value_enum)]
+    hash: Option<HashArg>,
     /// Named rules of a chain (see README, "Chain rules").
     #[arg(long, value_enum, default_value = "none", conflicts_with = "eest")]
     chain: ChainArg,
@@ -167,6 +181,115 @@ pub fn replay_into(
     Ok((outcome, summary, line))
 }
 
+/// What a binary replay left: its verdict, summary (JSON and line) and state.
+pub struct BinaryRun {
+    /// Whether every block matched.
+    pub outcome: Outcome,
+    /// The summary object.
+    pub summary: serde_json::Value,
+    /// The summary line.
+    pub line: String,
+    /// The state after the replay.
+    pub state: Box<dyn BinaryState>,
+}
+
+/// Replays the binary export `blocks` on `kind` in memory from `genesis`, printing reports to
+/// `out`; shared with `demo`.
+pub fn replay_binary(
+    kind: BinaryKind,
+    genesis: &Path,
+    blocks: &[PathBuf],
+    out: &mut dyn Write,
+    json: bool,
+    per_block: bool,
+) -> Result<BinaryRun> {
+    let mut state = in_memory(kind);
+    let g = init_binary_genesis(state.as_mut(), genesis)?;
+    if json && per_block {
+        let line = serde_json::json!({
+            "genesis": genesis.display().to_string(),
+            "tree": kind.tree(),
+            "hash": kind.hash(),
+            "accounts": g.accounts,
+            "entries": g.entries,
+            "root": to_hex(&g.root),
+            "ms": g.ms,
+        });
+        writeln!(out, "{line}")?;
+    }
+    let start = Instant::now();
+    let mut replayer = BinaryReplayer::new(state.as_mut());
+    let mut progress = Progress::new("replay", None);
+    let ended = replayer.replay_export(blocks, &mut |r| {
+        if per_block || !r.ok {
+            progress.suspend(|| {
+                if json {
+                    writeln!(out, "{}", r.to_json())
+                } else {
+                    writeln!(out, "{}", r.to_line())
+                }
+            })?;
+        }
+        if r.ok {
+            progress.inc(|| format!("block {}", r.number));
+        }
+        Ok(())
+    })?;
+    progress.finish();
+    let secs = start.elapsed().as_secs_f64();
+    let mut summary = replayer.summary_json(secs);
+    summary["genesis_ms"] = serde_json::json!(g.ms);
+    let line = format!(
+        "{} (after a genesis of {} entries in {:.1} s)",
+        replayer.summary_line(secs),
+        g.entries,
+        g.ms / 1e3
+    );
+    let outcome = match ended {
+        Ended::Matched => Outcome::Ok,
+        Ended::Mismatch => Outcome::Invalid,
+    };
+    Ok(BinaryRun {
+        outcome,
+        summary,
+        line,
+        state,
+    })
+}
+
+/// `--tree eip7864|eip8297`: a binary export replayed in memory.
+fn run_binary(args: &Args, kind: Kind, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let refuse = |flag: &str, why: &str| Err(anyhow!("{flag} with --tree {}: {why}", kind.tree()));
+    if args.datadir.is_some() {
+        return refuse(
+            "--datadir",
+            "not yet; a binary replay holds its state in memory (drop --datadir)",
+        );
+    }
+    if !args.diffs.is_empty() {
+        return refuse(
+            "--diffs",
+            "state diffs are replayed into the Verkle tree only",
+        );
+    }
+    if args.proofs.is_some() || args.mode != ModeArg::Single {
+        return refuse("--mode/--proofs", "the sharded tree is Verkle's");
+    }
+    if args.chain != ChainArg::None {
+        return refuse("--chain", "chain rules are Verkle chains'");
+    }
+    let Some(genesis) = &args.genesis else {
+        return Err(anyhow!("--genesis is required"));
+    };
+    let run = replay_binary(kind.binary(), genesis, &args.blocks, out, json, true)?;
+    if json {
+        writeln!(out, "{}", run.summary)?;
+    } else {
+        writeln!(out, "{}", run.line)?;
+    }
+    Ok(run.outcome)
+}
+
 /// `--eest FILE [--test NAME]`: one result per test, exit 1 when any fails.
 fn run_eest(args: &Args, file: &Path, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let fixtures = eest::load(file, args.test.as_deref())?;
@@ -240,6 +363,9 @@ fn run_diffs(
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     if let Some(file) = &args.eest {
         return run_eest(args, file, json, out);
+    }
+    if let Some(kind) = Kind::of(args.tree, args.hash)? {
+        return run_binary(args, kind, json, out);
     }
     let (Some(genesis), Some(layout)) = (&args.genesis, args.layout) else {
         return Err(anyhow!(

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod ahead;
+mod binary_chain;
 mod binary_witness;
 mod cache;
 mod common;

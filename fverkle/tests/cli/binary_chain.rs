@@ -1,0 +1,184 @@
+//! `fverkle gen/replay/demo --tree eip7864|eip8297`: binary exports written, replayed block
+//! by block, refused when edited or given to the wrong tree.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{fverkle, json_lines, show};
+
+/// `gen --tree TREE [--hash HASH]` into `dir/name`: the export and the summary line.
+fn gen(dir: &Path, name: &str, tree: &[&str], seed: &str) -> (PathBuf, serde_json::Value) {
+    let out_path = dir.join(name);
+    let out = fverkle()
+        .args([
+            "--json",
+            "gen",
+            "--blocks",
+            "3",
+            "--updates",
+            "120",
+            "--accounts",
+            "1200",
+        ])
+        .args(["--seed", seed])
+        .args(tree)
+        .arg("--out")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    (out_path, json_lines(&out).remove(0))
+}
+
+fn replay(tree: &[&str], genesis: &str, export: &Path) -> std::process::Output {
+    fverkle()
+        .args(["--json", "replay", "--genesis", genesis])
+        .args(tree)
+        .arg(export)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn each_binary_tree_generates_and_replays_its_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let trees: [&[&str]; 3] = [
+        &["--tree", "eip7864"],
+        &["--tree", "eip7864", "--hash", "blake3"],
+        &["--tree", "eip8297"],
+    ];
+    let mut roots = Vec::new();
+    for (i, tree) in trees.into_iter().enumerate() {
+        let (a, sa) = gen(dir.path(), &format!("a{i}.jsonl"), tree, "9");
+        let (b, _) = gen(dir.path(), &format!("b{i}.jsonl"), tree, "9");
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        assert!(sa["keys_written"].as_u64().unwrap() >= 360);
+        let genesis = sa["genesis"].as_str().unwrap();
+        let out = replay(tree, genesis, &a);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let lines = json_lines(&out);
+        // The genesis line, three blocks, the summary.
+        assert_eq!(lines.len(), 5, "{}", show(&out));
+        for block in &lines[1..4] {
+            assert_eq!(block["ok"], true);
+            assert_eq!(block["post_root"], block["witness_post_root"]);
+            assert!(block["proof_bytes"].as_u64().unwrap() > 0);
+        }
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["height"], 3);
+        assert_eq!(summary["root"], sa["root"]);
+        roots.push(sa["root"].clone());
+
+        // The export given to the Verkle replay, or to another tree: refused at its line.
+        let out = fverkle()
+            .args(["replay", "--layout", "eip6800", "--genesis", genesis])
+            .arg(&a)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("a{i}.jsonl: line 1")), "{err}");
+        assert!(err.contains("--tree"), "{err}");
+        let other: &[&str] = if i == 2 {
+            &["--tree", "eip7864"]
+        } else {
+            &["--tree", "eip8297"]
+        };
+        let out = replay(other, genesis, &a);
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("line 1"),
+            "{}",
+            show(&out)
+        );
+    }
+    assert!(roots[0] != roots[1] && roots[1] != roots[2]);
+}
+
+#[test]
+fn a_verkle_export_given_to_a_binary_replay_and_an_edited_block_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (verkle, sv) = gen(dir.path(), "v.jsonl", &[], "4");
+    let genesis = sv["genesis"].as_str().unwrap().to_string();
+    let out = replay(&["--tree", "eip7864"], &genesis, &verkle);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("v.jsonl: line 1") && err.contains("Verkle"),
+        "{err}"
+    );
+
+    // Block 2's stateRoot edited: block 1 replays, block 2 is a mismatch with its rule.
+    let (bin, sb) = gen(dir.path(), "b.jsonl", &["--tree", "eip8297"], "4");
+    assert_eq!(
+        sb["genesis"].as_str().unwrap(),
+        format!("{}.genesis.json", bin.display())
+    );
+    let text = std::fs::read_to_string(&bin).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[1]["stateRoot"] = serde_json::json!(format!("0x{}", "ab".repeat(32)));
+    let edited = dir.path().join("edited.jsonl");
+    let body: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&edited, body.join("\n")).unwrap();
+    let out = replay(
+        &["--tree", "eip8297"],
+        sb["genesis"].as_str().unwrap(),
+        &edited,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let reports = json_lines(&out);
+    let bad: Vec<_> = reports.iter().filter(|r| r["ok"] == false).collect();
+    assert_eq!(bad.len(), 1);
+    assert_eq!(bad[0]["number"], 2);
+    assert_eq!(bad[0]["rule"], "replay.witness_post_root");
+    assert_eq!(
+        reports.last().unwrap()["height"],
+        1,
+        "the replay stops at block 2"
+    );
+
+    // A datadir is not yet a binary replay's.
+    let out = fverkle()
+        .args(["replay", "--tree", "eip8297", "--datadir"])
+        .arg(dir.path().join("dd"))
+        .args(["--genesis", sb["genesis"].as_str().unwrap()])
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not yet"));
+}
+
+#[test]
+fn demo_runs_on_a_binary_tree() {
+    for tree in ["eip7864", "eip8297"] {
+        let out = fverkle()
+            .args([
+                "--json",
+                "demo",
+                "--tree",
+                tree,
+                "--accounts",
+                "2000",
+                "--blocks",
+                "3",
+            ])
+            .args(["--updates", "200"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let lines = json_lines(&out);
+        let steps: Vec<&str> = lines.iter().map(|l| l["step"].as_str().unwrap()).collect();
+        assert_eq!(
+            steps,
+            ["gen", "replay", "prove", "summary"],
+            "{}",
+            show(&out)
+        );
+        assert_eq!(lines[1]["root"], lines[0]["root"]);
+        assert_eq!(lines[2]["ok"], true);
+        assert_eq!(lines[3]["ok"], true);
+    }
+}
