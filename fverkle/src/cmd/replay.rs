@@ -3,7 +3,9 @@
 //! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]`
 //! (`chain::import::diffs`), or
 //! `fverkle replay --tree eip7864|eip8297 [--hash H] --genesis GENESIS.json BLOCKS...` (a binary
-//! export, `chain::binary`, replayed in memory).
+//! export, `chain::binary`, replayed in memory), or
+//! `fverkle replay --tree eip7864 [--hash H] --carry BLOCKS...` (a Verkle export carried into an
+//! EIP-7864 tree, `chain::binary::carry`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use chain::import::{diffs, eest};
 use chain::replayer::{Ended, Replayer};
 use chain::state::{Mode, State};
 
+use chain::binary::carry::carry_export;
 use chain::binary::genesis::init_binary_genesis;
 use chain::binary::memory::in_memory;
 use chain::binary::replay::BinaryReplayer;
@@ -41,14 +44,14 @@ pub struct Args {
     #[arg(long, value_name = "MIB", requires = "datadir", value_parser = clap::value_parser!(u32).range(1..))]
     cache_mb: Option<u32>,
     /// The genesis file (geth genesis with `alloc`, or a bare alloc; plain, gzip or zstd).
-    #[arg(long, required_unless_present = "eest", conflicts_with = "eest")]
+    #[arg(long, required_unless_present_any = ["eest", "carry"], conflicts_with_all = ["eest", "carry"])]
     genesis: Option<PathBuf>,
     /// Account layout of the chain (a Verkle replay).
     #[arg(
         long,
         value_enum,
-        required_unless_present_any = ["eest", "tree"],
-        conflicts_with = "eest"
+        required_unless_present_any = ["eest", "tree", "carry"],
+        conflicts_with_all = ["eest", "carry"]
     )]
     layout: Option<LayoutArg>,
     /// The tree the export was proven with: Verkle (execution witnesses), or a binary tree
@@ -92,6 +95,13 @@ pub struct Args {
     /// block's report.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["eest", "diffs"])]
     proofs: Option<PathBuf>,
+    /// With `--tree eip7864`: the blocks are a Verkle export (Kaustinen6, a `gen` export), its
+    /// 32-byte tree keys carried over as they are into an EIP-7864 tree that holds the state
+    /// the witnesses reveal (each key's pre-value where a block first touches it); each block
+    /// is proven with a binary witness, verified, and its post-state root checked. One report
+    /// per block with both witnesses' sizes; no genesis (see README, "Binary trees").
+    #[arg(long, conflicts_with_all = ["eest", "diffs", "datadir", "proofs"])]
+    carry: bool,
     /// With `--eest`: replay only the test of this name.
     #[arg(long, value_name = "NAME", requires = "eest")]
     test: Option<String>,
@@ -290,6 +300,71 @@ fn run_binary(args: &Args, kind: Kind, json: bool, out: &mut impl Write) -> Resu
     Ok(run.outcome)
 }
 
+/// `--tree eip7864 --carry`: a Verkle export carried into an EIP-7864 tree.
+fn run_carry(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
+    let kind = match Kind::of(args.tree, args.hash)? {
+        Some(k @ (Kind::Eip7864Sha256 | Kind::Eip7864Blake3)) => k,
+        _ => {
+            return Err(anyhow!(
+                "--carry takes a Verkle export into an EIP-7864 tree: add --tree eip7864 \
+                 (EIP-8297 keys are not 32-byte Verkle keys)"
+            ))
+        }
+    };
+    if args.chain != ChainArg::None || args.mode != ModeArg::Single {
+        return Err(anyhow!(
+            "--carry: --chain and --mode are a Verkle replay's (the carried state is only what the witnesses reveal)"
+        ));
+    }
+    let mut progress = Progress::new("carry", None);
+    let summary = carry_export(&args.blocks, kind.binary(), &mut |b| {
+        progress.suspend(|| {
+            if json {
+                writeln!(out, "{}", b.to_json())
+            } else {
+                writeln!(
+                    out,
+                    "block {}: ok {} ({} read, {} written; Verkle witness {} B, proof {} B; binary witness {} B, proof {} B; decode {:.1} µs, verify {:.1} µs, post-state {:.1} µs)",
+                    b.number,
+                    to_hex(&b.post_root),
+                    b.keys_read,
+                    b.keys_written,
+                    b.verkle_witness_bytes,
+                    b.verkle_proof_bytes,
+                    b.binary_witness_bytes,
+                    b.binary_proof_bytes,
+                    b.decode_ns as f64 / 1e3,
+                    b.verify_ns as f64 / 1e3,
+                    b.post_state_ns as f64 / 1e3,
+                )
+            }
+        })?;
+        progress.inc(|| format!("block {}", b.number));
+        Ok(())
+    })?;
+    progress.finish();
+    if json {
+        writeln!(out, "{}", summary.to_json())?;
+    } else {
+        let c = &summary.columns;
+        writeln!(
+            out,
+            "carried {} blocks into an EIP-7864 tree ({}): Verkle tree keys as they are, the starting state what the witnesses reveal ({} keys, {} present; root {}); final root {}; witnesses: Verkle {} B, binary {} B; binary proofs {} B against Verkle's {} B",
+            summary.blocks,
+            kind.hash(),
+            summary.revealed.keys,
+            summary.revealed.present,
+            to_hex(&summary.genesis_root),
+            to_hex(&summary.final_root),
+            c.verkle_witness_bytes.total(),
+            c.binary_witness_bytes.total(),
+            c.binary_proof_bytes.total(),
+            c.verkle_proof_bytes.total(),
+        )?;
+    }
+    Ok(Outcome::Ok)
+}
+
 /// `--eest FILE [--test NAME]`: one result per test, exit 1 when any fails.
 fn run_eest(args: &Args, file: &Path, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let fixtures = eest::load(file, args.test.as_deref())?;
@@ -363,6 +438,9 @@ fn run_diffs(
 pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     if let Some(file) = &args.eest {
         return run_eest(args, file, json, out);
+    }
+    if args.carry {
+        return run_carry(args, json, out);
     }
     if let Some(kind) = Kind::of(args.tree, args.hash)? {
         return run_binary(args, kind, json, out);

@@ -182,3 +182,58 @@ fn demo_runs_on_a_binary_tree() {
         assert_eq!(lines[3]["ok"], true);
     }
 }
+
+/// `replay --tree eip7864 --carry` takes the Kaustinen6 export into an EIP-7864 tree: one
+/// report per block with both witnesses' sizes, every block's binary witness verified, and a
+/// summary; an EIP-8297 tree or no tree is refused.
+#[test]
+fn kaustinen6_is_carried_into_an_eip7864_tree() {
+    let export = crate::common::chain_file();
+    let out = fverkle()
+        .args(["--json", "replay", "--tree", "eip7864", "--carry"])
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let lines = json_lines(&out);
+    let (summary, blocks) = lines.split_last().unwrap();
+    assert_eq!(blocks.len(), 200);
+    assert_eq!(summary["blocks"], 200);
+    assert_eq!(summary["tree"], "eip7864");
+    assert_eq!(summary["hash"], "sha256");
+    for (i, b) in blocks.iter().enumerate() {
+        assert_eq!(b["number"].as_u64(), Some(i as u64 + 1), "{b}");
+        assert!(b["binary_witness_bytes"].as_u64().unwrap() > 0, "{b}");
+        assert!(b["verkle_witness_bytes"].as_u64().unwrap() > 0, "{b}");
+        // Each block starts from the root the one before ended at.
+        if i > 0 {
+            assert_eq!(b["pre_root"], blocks[i - 1]["post_root"], "{b}");
+        }
+    }
+    assert_eq!(summary["final_root"], blocks[199]["post_root"]);
+    let sum = |k: &str| -> u64 { blocks.iter().map(|b| b[k].as_u64().unwrap()).sum() };
+    assert_eq!(
+        summary["verkle_witness_bytes"]["total"],
+        sum("verkle_witness_bytes")
+    );
+    assert_eq!(
+        summary["binary_witness_bytes"]["total"],
+        sum("binary_witness_bytes")
+    );
+
+    for tree in [&["--tree", "eip8297"][..], &[][..]] {
+        let refused = fverkle()
+            .arg("replay")
+            .args(tree)
+            .arg("--carry")
+            .arg(&export)
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{}", show(&refused));
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("--tree eip7864"),
+            "{}",
+            show(&refused)
+        );
+    }
+}
