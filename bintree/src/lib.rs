@@ -14,7 +14,7 @@
 //! - what a tree kept in a key/value store needs, without the store ([`store`]): node records
 //!   under short bit-path keys, subtrees loaded on demand through a [`store::NodeSource`] and
 //!   checked against their parents' hashes, the records a commit writes, and eviction
-//!   ([`eip7864::StoredTree`]);
+//!   ([`eip7864::StoredTree`], [`eip8297::StoredTree`]);
 //! - the binary witness of a block ([`witness`], [`eip7864::witness`], [`eip8297::witness`]):
 //!   a tree's `witness` method proves a list of keys and writes, and a light client decodes
 //!   the bytes as views, checks them against the pre-state root and gets the post-state root

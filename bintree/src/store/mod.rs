@@ -4,9 +4,9 @@
 //! of loading untrusted records ([`StoreError`], [`RecordError`]).
 //!
 //! A node is stored under its position: the bits of the path from the root to it, written
-//! as the bit count (one byte for EIP-7864, two bytes big-endian for EIP-8297) then the
+//! as the bit count (one byte for EIP-7864, four bytes big-endian for EIP-8297) then the
 //! bits packed most significant first, zero-padded to a byte. An EIP-7864 key is at most
-//! 32 bytes; an EIP-8297 key is two bytes plus the node's prefix length in bytes. Hashes
+//! 32 bytes; an EIP-8297 key is four bytes plus the node's prefix length in bytes. Hashes
 //! never appear in keys. A record's first byte is [`RECORD_VERSION`], its second the node's
 //! kind; the layouts are in [`crate::eip7864::StoredTree`] and [`crate::eip8297::StoredTree`].
 //!
@@ -156,14 +156,14 @@ impl fmt::Display for Hex<'_> {
 }
 
 /// The position key of the node reached by the first `bits` bits of `path`, with bit
-/// `flip` (if any, below `bits`) inverted; the bit count takes `width` bytes (1 or 2).
+/// `flip` (if any, below `bits`) inverted; the bit count takes `width` bytes (1, else 4).
 pub(crate) fn position(path: &[u8], bits: usize, flip: Option<usize>, width: usize) -> Vec<u8> {
     let bytes = bits.div_ceil(8);
     let mut key = Vec::with_capacity(width + bytes);
     if width == 1 {
         key.push(bits as u8);
     } else {
-        key.extend_from_slice(&(bits as u16).to_be_bytes());
+        key.extend_from_slice(&(bits as u32).to_be_bytes());
     }
     key.extend_from_slice(&path[..bytes]);
     if let Some(last) = key.last_mut().filter(|_| !bits.is_multiple_of(8)) {
@@ -263,7 +263,10 @@ mod tests {
         assert_eq!(position(&[0xff, 0xff], 0, None, 1), [0]);
         assert_eq!(position(&[0xff, 0xff], 3, None, 1), [3, 0xe0]);
         assert_eq!(position(&[0xff, 0xff], 3, Some(2), 1), [3, 0xc0]);
-        assert_eq!(position(&[0xab, 0xff], 9, None, 2), [0, 9, 0xab, 0x80]);
+        assert_eq!(
+            position(&[0xab, 0xff], 9, None, 4),
+            [0, 0, 0, 9, 0xab, 0x80]
+        );
         assert!(same_bits(&[0xf0], &[0xf7], 4));
         assert!(!same_bits(&[0xf0], &[0xf8], 5));
     }
