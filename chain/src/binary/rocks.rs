@@ -764,7 +764,8 @@ mod tests {
     /// peak RSS): a 1M-key EIP-7864 (SHA-256) state of 250k stems × 4 values, written in
     /// blocks of 100k keys, then 10 blocks of 10k updates, each applied, hashed and (in the
     /// datadir, with the default budget) persisted. `BINARY_MEASURE=memory` runs the
-    /// in-memory tree instead. Prints the time of each update block.
+    /// in-memory tree instead; `BINARY_CACHE_NODES` sets the datadir's node budget. Prints the
+    /// time of each update block and, for the datadir, of its phases.
     #[test]
     #[ignore]
     fn measure_a_million_key_state() {
@@ -778,7 +779,15 @@ mod tests {
             k
         };
         let mut tree = eip7864::Tree::<Sha256>::new();
-        let mut state = RocksBinaryState::open(dir.path(), BinaryKind::Eip7864Sha256).unwrap();
+        let mut config = BinaryConfig::default();
+        if let Some(nodes) = std::env::var("BINARY_CACHE_NODES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            config.cache_nodes = nodes;
+        }
+        let kind = BinaryKind::Eip7864Sha256;
+        let mut state = RocksBinaryState::open_with(dir.path(), kind, config).unwrap();
         let mut run = |height: u64, writes: Vec<(Vec<u8>, Write)>| -> [u8; 32] {
             if memory {
                 tree.apply(writes.iter().filter_map(|(k, w)| match w {
@@ -788,9 +797,20 @@ mod tests {
                 .unwrap();
                 tree.root()
             } else {
+                let start = std::time::Instant::now();
                 state.apply(&writes).unwrap();
+                let applied = start.elapsed();
                 let root = state.root().unwrap();
+                let hashed = start.elapsed();
                 state.persist(height, &[]).unwrap();
+                if height >= 10 {
+                    eprintln!(
+                        "apply (loads included) {applied:?}, root {:?}, persist {:?}, {} nodes kept",
+                        hashed - applied,
+                        start.elapsed() - hashed,
+                        state.loaded_nodes()
+                    );
+                }
                 root
             }
         };
