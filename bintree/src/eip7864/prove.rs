@@ -27,7 +27,7 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Empty => [0u8; 32],
         Node::Internal(internal) => internal.hash.expect("hashed by Tree::root"),
         Node::Stem(stem) => stem.hash.expect("hashed by Tree::root"),
-        Node::Stored(hash) => *hash,
+        Node::Stored(hash) => **hash,
     }
 }
 

@@ -206,7 +206,7 @@ fn child(hash: [u8; 32]) -> Node {
     if hash == [0u8; 32] {
         Node::Empty
     } else {
-        Node::Stored(hash)
+        Node::Stored(Box::new(hash))
     }
 }
 
@@ -216,7 +216,7 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Empty => [0u8; 32],
         Node::Internal(internal) => internal.hash.unwrap_or_default(),
         Node::Stem(stem) => stem.hash.unwrap_or_default(),
-        Node::Stored(hash) => *hash,
+        Node::Stored(hash) => **hash,
     }
 }
 
@@ -233,13 +233,15 @@ fn load_paths<H: TreeHash, S: NodeSource>(
         return Ok(());
     };
     if let Node::Stored(hash) = node {
-        *node = load::<H, S>(source, depth, first, *hash)?;
+        *node = load::<H, S>(source, depth, first, **hash)?;
     }
     let Node::Internal(internal) = node else {
         return Ok(());
     };
     let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
     let (left, right) = stems.split_at(mid);
+    #[cfg(not(feature = "parallel"))]
+    let _ = level;
     #[cfg(feature = "parallel")]
     if level < super::PARALLEL_LEVELS && stems.len() >= PARALLEL_MIN_STEMS {
         let (l, r) = rayon::join(
@@ -396,7 +398,7 @@ fn evict_below(node: &mut Node, depth: usize, keep: usize) {
             Node::Empty | Node::Stored(_) => None,
         };
         if let Some(hash) = hash {
-            *node = Node::Stored(hash);
+            *node = Node::Stored(Box::new(hash));
             return;
         }
     }
@@ -445,6 +447,15 @@ mod tests {
         k[..STEM_LENGTH].copy_from_slice(&stem);
         k[STEM_LENGTH] = rng.below(4) as u8 * 60;
         k
+    }
+
+    #[test]
+    fn a_stored_handle_keeps_nodes_two_words_wide() {
+        // The in-memory tree's nodes stay as small as without stored handles.
+        assert_eq!(
+            core::mem::size_of::<Node>(),
+            2 * core::mem::size_of::<usize>()
+        );
     }
 
     #[test]

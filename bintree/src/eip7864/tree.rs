@@ -29,7 +29,7 @@ pub(super) enum Node {
     Stem(Box<StemNode>),
     /// A subtree not in memory, known by its hash (a [`super::StoredTree`] loads it before
     /// an operation walks into it; an in-memory tree never holds one).
-    Stored([u8; 32]),
+    Stored(Box<[u8; 32]>),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -280,7 +280,7 @@ fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8
             hash
         }
         Node::Stem(stem) => stem.node_hash::<H>(count),
-        Node::Stored(hash) => *hash,
+        Node::Stored(hash) => **hash,
     }
 }
 

@@ -31,7 +31,7 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Empty => [0u8; 32],
         Node::Leaf(leaf) => leaf.hash.expect("hashed by Tree::root"),
         Node::Branch(branch) => branch.hash.expect("hashed by Tree::root"),
-        Node::Stored(hash) => *hash,
+        Node::Stored(hash) => **hash,
     }
 }
 

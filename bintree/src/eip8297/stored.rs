@@ -74,7 +74,7 @@ impl<H: TreeHash> StoredTree<H> {
         let root = if root == [0u8; 32] {
             Node::Empty
         } else {
-            Node::Stored(root)
+            Node::Stored(Box::new(root))
         };
         StoredTree {
             tree: Tree::from_parts(root, usize::try_from(len).unwrap_or(usize::MAX)),
@@ -215,7 +215,7 @@ impl<H: TreeHash> StoredTree<H> {
                     Node::Empty | Node::Stored(_) => None,
                 };
                 if let Some(hash) = hash {
-                    *node = Node::Stored(hash);
+                    *node = Node::Stored(Box::new(hash));
                     continue;
                 }
             }
@@ -240,7 +240,7 @@ impl<H: TreeHash> StoredTree<H> {
         let mut start = 0;
         loop {
             if let Node::Stored(hash) = node {
-                let expected = *hash;
+                let expected = **hash;
                 *node = load::<H, S>(source, key, start, None, expected)?;
             }
             if record && !matches!(node, Node::Empty) {
@@ -261,7 +261,7 @@ impl<H: TreeHash> StoredTree<H> {
             };
             if removal {
                 if let Node::Stored(hash) = other {
-                    let expected = *hash;
+                    let expected = **hash;
                     *other = load::<H, S>(source, key, split + 1, Some(split), expected)?;
                 }
                 if record && !matches!(other, Node::Empty) {
@@ -292,7 +292,7 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Empty => [0u8; 32],
         Node::Leaf(leaf) => leaf.hash.unwrap_or_default(),
         Node::Branch(branch) => branch.hash.unwrap_or_default(),
-        Node::Stored(hash) => *hash,
+        Node::Stored(hash) => **hash,
     }
 }
 
@@ -359,8 +359,8 @@ fn decode<H: TreeHash>(
             let branch = Branch {
                 path: path.into(),
                 split,
-                left: Node::Stored(left),
-                right: Node::Stored(right),
+                left: Node::Stored(Box::new(left)),
+                right: Node::Stored(Box::new(right)),
                 hash: Some(got),
             };
             (Node::Branch(Box::new(branch)), got)
@@ -497,6 +497,15 @@ mod tests {
             rng.below(2) as u8 * 0x41,
             rng.below(40) as u8,
         ]
+    }
+
+    #[test]
+    fn a_stored_handle_keeps_nodes_two_words_wide() {
+        // The in-memory tree's nodes stay as small as without stored handles.
+        assert_eq!(
+            core::mem::size_of::<Node>(),
+            2 * core::mem::size_of::<usize>()
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub(super) enum Node {
     Branch(Box<Branch>),
     /// A subtree not in memory, known by its hash (a [`super::StoredTree`] loads it before
     /// an operation walks into it; an in-memory tree never holds one).
-    Stored([u8; 32]),
+    Stored(Box<[u8; 32]>),
 }
 
 /// `LeafNode`: the complete key and its value.
@@ -126,8 +126,9 @@ impl Node {
         match core::mem::take(self) {
             Node::Empty => Hash::Known([0u8; 32]),
             Node::Stored(hash) => {
+                let known = *hash;
                 *self = Node::Stored(hash);
-                Hash::Known(hash)
+                Hash::Known(known)
             }
             Node::Leaf(mut leaf) => {
                 let hash = leaf.hash::<H>(count);
@@ -159,7 +160,7 @@ impl Clone for Node {
         while let Some(task) = tasks.pop() {
             match task {
                 Task::Copy(Node::Empty) => done.push(Node::Empty),
-                Task::Copy(Node::Stored(hash)) => done.push(Node::Stored(*hash)),
+                Task::Copy(Node::Stored(hash)) => done.push(Node::Stored(hash.clone())),
                 Task::Copy(Node::Leaf(leaf)) => done.push(Node::Leaf(leaf.clone())),
                 Task::Copy(Node::Branch(branch)) => {
                     tasks.push(Task::Join(branch));
