@@ -50,7 +50,8 @@ const PARALLEL_MIN_STEMS: usize = 32;
 #[derive(Clone, Debug)]
 pub struct StoredTree<H: TreeHash> {
     tree: Tree<H>,
-    /// Stems written since the last commit.
+    /// Stems written since the last commit, and the stems a write may have pushed down (a
+    /// stem node at the end of a written stem's path before the write).
     written: BTreeSet<[u8; STEM_LENGTH]>,
 }
 
@@ -117,6 +118,7 @@ impl<H: TreeHash> StoredTree<H> {
         stems.sort_unstable();
         stems.dedup();
         load_paths::<H, S>(&mut self.tree.root, 0, &stems, 0, source)?;
+        pushed_down(&self.tree.root, 0, &stems, &mut self.written);
         self.written.extend(stems);
         self.tree.apply(writes)?;
         Ok(())
@@ -345,8 +347,34 @@ fn encode(node: &Node) -> Vec<u8> {
     }
 }
 
+/// Adds to `out` the stem nodes that end the paths of `stems` (sorted, distinct, sharing bits
+/// `..depth`, loaded) below `node` at `depth` and are not theirs: writing those stems pushes
+/// such a stem node down.
+fn pushed_down(
+    node: &Node,
+    depth: usize,
+    stems: &[[u8; STEM_LENGTH]],
+    out: &mut BTreeSet<[u8; STEM_LENGTH]>,
+) {
+    if stems.is_empty() {
+        return;
+    }
+    match node {
+        Node::Stem(stem) if stems.iter().any(|s| *s != stem.stem) => {
+            out.insert(stem.stem);
+        }
+        Node::Internal(internal) => {
+            let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+            let (left, right) = stems.split_at(mid);
+            pushed_down(&internal.left, depth + 1, left, out);
+            pushed_down(&internal.right, depth + 1, right, out);
+        }
+        _ => {}
+    }
+}
+
 /// Appends the records of the loaded nodes on the paths of `stems` (sorted, distinct,
-/// sharing bits `..depth`) below `node` at `depth`, and of the stem nodes beside them.
+/// sharing bits `..depth`) below `node` at `depth`.
 fn collect(
     node: &Node,
     depth: usize,
@@ -361,15 +389,8 @@ fn collect(
             puts.push((position(first, depth, None, 1), encode(node)));
             let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
             let (left, right) = stems.split_at(mid);
-            for (child, part) in [(&internal.left, left), (&internal.right, right)] {
-                match child {
-                    // A stem beside a written path may have been pushed down to it.
-                    Node::Stem(stem) if part.is_empty() => {
-                        puts.push((position(&stem.stem, depth + 1, None, 1), encode(child)));
-                    }
-                    _ => collect(child, depth + 1, part, puts),
-                }
-            }
+            collect(&internal.left, depth + 1, left, puts);
+            collect(&internal.right, depth + 1, right, puts);
         }
     }
 }
@@ -485,6 +506,11 @@ mod tests {
             let changes = stored.changes();
             assert_eq!(changes.root, memory.root(), "block {block}");
             map.write(&changes);
+            // The store holds one record per node of the tree.
+            let mut counts = Vec::new();
+            count_levels(&memory.root, 0, &mut counts);
+            let records = map.records.lock().unwrap().len();
+            assert_eq!(records, counts.iter().sum::<usize>(), "block {block}");
             stored.committed();
             stored.evict(rng.below(20));
             assert!(stored.loaded_nodes() < 20);
