@@ -515,7 +515,13 @@ mod tests {
         let mut memory = Tree::<Blake3>::new();
         let mut stored = StoredTree::<Blake3>::new();
         for block in 0..60 {
-            let writes: Vec<(Vec<u8>, Option<[u8; 32]>)> = (0..rng.below(30) + 1)
+            // Every fifth batch is large enough for the parallel apply.
+            let count = if block % 5 == 0 {
+                300
+            } else {
+                rng.below(30) + 1
+            };
+            let writes: Vec<(Vec<u8>, Option<[u8; 32]>)> = (0..count)
                 .map(|_| {
                     let value = (rng.below(3) != 0).then(|| rng.bytes());
                     (key(&mut rng), value)
