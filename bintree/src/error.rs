@@ -38,6 +38,9 @@ pub enum Error {
         /// The longer key's length in bytes.
         longer: usize,
     },
+    /// A write reached a subtree of a stored tree that is not loaded.
+    #[error("a write reached a subtree that is not loaded")]
+    Unloaded,
     /// A field does not fit the width the basic-data leaf gives it.
     #[error("{field} = {value} does not fit in {bytes} bytes of the basic-data leaf")]
     FieldOverflow {

@@ -11,6 +11,10 @@
 //!   on the written paths, each once, with the subtrees below the top levels (hypertrees) on
 //!   rayon threads under the `parallel` feature;
 //! - for EIP-8297, the root of a whole state built from accounts ([`eip8297::state`]);
+//! - what a tree kept in a key/value store needs, without the store ([`store`]): node records
+//!   under short bit-path keys, subtrees loaded on demand through a [`store::NodeSource`] and
+//!   checked against their parents' hashes, the records a commit writes, and eviction
+//!   ([`eip7864::StoredTree`], [`eip8297::StoredTree`]);
 //! - the binary witness of a block ([`witness`], [`eip7864::witness`], [`eip8297::witness`]):
 //!   a tree's `witness` method proves a list of keys and writes, and a light client decodes
 //!   the bytes as views, checks them against the pre-state root and gets the post-state root
@@ -82,6 +86,7 @@ mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz;
 mod hash;
+pub mod store;
 pub mod witness;
 
 pub use error::Error;

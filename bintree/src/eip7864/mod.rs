@@ -6,8 +6,10 @@
 pub mod keys;
 mod prove;
 mod stem;
+mod stored;
 mod tree;
 pub mod witness;
 
 pub use stem::STEM_LENGTH;
+pub use stored::StoredTree;
 pub use tree::{Tree, PARALLEL_LEVELS};

@@ -27,6 +27,7 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Empty => [0u8; 32],
         Node::Internal(internal) => internal.hash.expect("hashed by Tree::root"),
         Node::Stem(stem) => stem.hash.expect("hashed by Tree::root"),
+        Node::Stored(hash) => **hash,
     }
 }
 
@@ -147,6 +148,8 @@ fn prove_node(
     proof: &mut Proof,
 ) {
     match node {
+        // Never on a proved path: a stored tree loads every path it proves first.
+        Node::Stored(_) => {}
         Node::Empty => {
             for _ in a..b {
                 proof.ends.extend_from_slice(&[depth as u8, END_EMPTY]);

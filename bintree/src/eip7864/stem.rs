@@ -54,6 +54,28 @@ impl StemNode {
         }
     }
 
+    /// A stem node holding `values`, sorted by sub-index and distinct, no hash computed.
+    pub(super) fn from_values(stem: [u8; STEM_LENGTH], values: Vec<(u8, [u8; 32])>) -> Self {
+        StemNode {
+            stem,
+            values: values
+                .into_iter()
+                .map(|(index, value)| Slot {
+                    index,
+                    value,
+                    hash: None,
+                })
+                .collect(),
+            inner: Vec::new(),
+            hash: None,
+        }
+    }
+
+    /// The present values, by sub-index.
+    pub(super) fn values(&self) -> impl ExactSizeIterator<Item = (u8, &[u8; 32])> {
+        self.values.iter().map(|slot| (slot.index, &slot.value))
+    }
+
     /// The value at `index`, if present.
     pub(super) fn get(&self, index: u8) -> Option<&[u8; 32]> {
         let i = self

@@ -27,6 +27,9 @@ pub(super) enum Node {
     Empty,
     Internal(Box<Internal>),
     Stem(Box<StemNode>),
+    /// A subtree not in memory, known by its hash (a [`super::StoredTree`] loads it before
+    /// an operation walks into it; an in-memory tree never holds one).
+    Stored(Box<[u8; 32]>),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -77,6 +80,16 @@ impl<H: TreeHash> Tree<H> {
         }
     }
 
+    /// A tree of `len` values over `root`.
+    pub(super) fn from_parts(root: Node, len: usize) -> Self {
+        Tree {
+            root,
+            len,
+            hashes: 0,
+            hash: PhantomData,
+        }
+    }
+
     /// Number of values present.
     pub fn len(&self) -> usize {
         self.len
@@ -100,7 +113,7 @@ impl<H: TreeHash> Tree<H> {
         let mut depth = 0;
         loop {
             match node {
-                Node::Empty => return None,
+                Node::Empty | Node::Stored(_) => return None,
                 Node::Internal(internal) => {
                     node = if bit(&stem, depth) == 0 {
                         &internal.left
@@ -164,6 +177,8 @@ fn apply(node: &mut Node, depth: usize, ops: &[Write], level: usize) -> (usize, 
         return (0, false);
     };
     match node {
+        // Never on a written path: a stored tree loads every path it writes first.
+        Node::Stored(_) => (0, false),
         Node::Empty | Node::Stem(_) => {
             let existing = match node {
                 Node::Stem(s) => Some(s.stem),
@@ -265,6 +280,7 @@ fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8
             hash
         }
         Node::Stem(stem) => stem.node_hash::<H>(count),
+        Node::Stored(hash) => **hash,
     }
 }
 
@@ -277,7 +293,7 @@ fn children_hashes<H: TreeHash>(
     let dirty = |node: &Node| match node {
         Node::Internal(i) => i.hash.is_none(),
         Node::Stem(s) => s.hash.is_none(),
-        Node::Empty => false,
+        Node::Empty | Node::Stored(_) => false,
     };
     if level < PARALLEL_LEVELS && dirty(&internal.left) && dirty(&internal.right) {
         let (mut lc, mut rc) = (0, 0);

@@ -5,7 +5,9 @@
 pub mod keys;
 mod prove;
 pub mod state;
+mod stored;
 mod tree;
 pub mod witness;
 
+pub use stored::StoredTree;
 pub use tree::{root_of_entries, Tree, BRANCH_TAG, LEAF_TAG, MAX_KEY_LENGTH, PARALLEL_LEVELS};

@@ -31,6 +31,7 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Empty => [0u8; 32],
         Node::Leaf(leaf) => leaf.hash.expect("hashed by Tree::root"),
         Node::Branch(branch) => branch.hash.expect("hashed by Tree::root"),
+        Node::Stored(hash) => **hash,
     }
 }
 
@@ -168,6 +169,8 @@ impl Proof<'_> {
     /// of keys `a..b`; returns whether the node is empty after the writes.
     fn node(&mut self, node: &Node, start: usize, depth: usize, a: usize, b: usize) -> bool {
         match node {
+            // Never on a proved path: a stored tree loads every path it proves first.
+            Node::Stored(_) => false,
             Node::Empty => {
                 for i in a..b {
                     self.end(i, depth, END_EMPTY);
@@ -228,7 +231,7 @@ impl Proof<'_> {
                             Node::Branch(b) => {
                                 self.push_branch(&b.path, split + 1, b.split, &b.left, &b.right)
                             }
-                            Node::Empty => {}
+                            Node::Empty | Node::Stored(_) => {}
                         },
                         Some(_) if (left.is_none() || right.is_none()) => {
                             self.hashes.extend_from_slice(&cached(other));

@@ -34,6 +34,9 @@ pub(super) enum Node {
     Empty,
     Leaf(Box<Leaf>),
     Branch(Box<Branch>),
+    /// A subtree not in memory, known by its hash (a [`super::StoredTree`] loads it before
+    /// an operation walks into it; an in-memory tree never holds one).
+    Stored(Box<[u8; 32]>),
 }
 
 /// `LeafNode`: the complete key and its value.
@@ -122,6 +125,11 @@ impl Node {
     fn hash_or_take<H: TreeHash>(&mut self, count: &mut u64) -> Hash {
         match core::mem::take(self) {
             Node::Empty => Hash::Known([0u8; 32]),
+            Node::Stored(hash) => {
+                let known = *hash;
+                *self = Node::Stored(hash);
+                Hash::Known(known)
+            }
             Node::Leaf(mut leaf) => {
                 let hash = leaf.hash::<H>(count);
                 *self = Node::Leaf(leaf);
@@ -152,6 +160,7 @@ impl Clone for Node {
         while let Some(task) = tasks.pop() {
             match task {
                 Task::Copy(Node::Empty) => done.push(Node::Empty),
+                Task::Copy(Node::Stored(hash)) => done.push(Node::Stored(hash.clone())),
                 Task::Copy(Node::Leaf(leaf)) => done.push(Node::Leaf(leaf.clone())),
                 Task::Copy(Node::Branch(branch)) => {
                     tasks.push(Task::Join(branch));
@@ -313,12 +322,22 @@ impl<H: TreeHash> Tree<H> {
         self.hashes
     }
 
+    /// A tree of `len` keys over `root`.
+    pub(super) fn from_parts(root: Node, len: usize) -> Self {
+        Tree {
+            root,
+            len,
+            hashes: 0,
+            hash: PhantomData,
+        }
+    }
+
     /// The value at `key`, if present.
     pub fn get(&self, key: &[u8]) -> Option<&[u8; 32]> {
         let mut node = &self.root;
         loop {
             match node {
-                Node::Empty => return None,
+                Node::Empty | Node::Stored(_) => return None,
                 Node::Leaf(leaf) => return (*leaf.key == *key).then_some(&leaf.value),
                 Node::Branch(branch) => {
                     if key.len() * 8 <= branch.split {
@@ -418,6 +437,7 @@ fn landing(
     loop {
         match node {
             Node::Empty => return Ok((depth, Landing::Empty)),
+            Node::Stored(_) => return Err(Error::Unloaded),
             Node::Leaf(leaf) => {
                 if *leaf.key == *key {
                     let changed = leaf.value != *value;
@@ -505,7 +525,7 @@ fn leaf_depth(mut node: &Node, mut start: usize, key: &[u8]) -> Option<usize> {
     let mut depth = 0;
     loop {
         match node {
-            Node::Empty => return None,
+            Node::Empty | Node::Stored(_) => return None,
             Node::Leaf(leaf) => return (*leaf.key == *key).then_some(depth),
             Node::Branch(branch) => {
                 let limit = core::cmp::min(branch.split, 8 * key.len());

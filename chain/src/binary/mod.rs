@@ -20,6 +20,9 @@ pub mod carry;
 use anyhow::Result;
 use bintree::witness::Write;
 
+#[cfg(feature = "rocksdb")]
+pub mod rocks;
+
 /// A binary tree and its hash, as a binary witness's header names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryKind {

@@ -1,0 +1,596 @@
+//! The EIP-7864 tree over a store of node records ([`crate::store`]): subtrees loaded on
+//! demand, the records a commit writes, and eviction of committed subtrees.
+//!
+//! Records (after the version byte [`crate::store::RECORD_VERSION`]), under the position
+//! `depth ‖ stem bits ..depth`:
+//! - internal node: `0x01 ‖ left hash ‖ right hash` (66 bytes; an empty child's hash is 32
+//!   zero bytes);
+//! - stem node: `0x02 ‖ stem (31) ‖ count − 1 (1) ‖ (sub-index ‖ value) × count`, sub-indices
+//!   strictly increasing; the subtree's inner hashes are recomputed when it loads.
+//!
+//! A loaded record must hash to the hash its parent holds (the root's: the one the tree was
+//! opened with).
+
+use alloc::collections::BTreeSet;
+
+use super::stem::{hash_pair, StemNode, STEM_LENGTH};
+use super::tree::{split_key, Internal, Node, Tree};
+use crate::bits::bit;
+use crate::prelude::*;
+use crate::store::{
+    self, corrupt, position, same_bits, Changes, NodeSource, Reader, RecordError, StoreError,
+    RECORD_VERSION,
+};
+use crate::witness::Write;
+use crate::TreeHash;
+
+/// Kind byte of an internal node's record.
+const KIND_INTERNAL: u8 = 1;
+/// Kind byte of a stem node's record.
+const KIND_STEM: u8 = 2;
+/// Stems per slice below which loading does not fork onto another thread.
+#[cfg(feature = "parallel")]
+const PARALLEL_MIN_STEMS: usize = 32;
+
+/// An EIP-7864 tree whose nodes live in a store: what is not loaded is a hash, read through
+/// a [`NodeSource`] when an operation reaches it. Roots, values and witnesses are those of
+/// the in-memory [`Tree`] holding the same values.
+///
+/// ```
+/// use bintree::store::NoSource;
+/// use bintree::{eip7864, Sha256};
+///
+/// let mut tree = eip7864::StoredTree::<Sha256>::new();
+/// tree.apply(&NoSource, [([1u8; 32], [2u8; 32])])?;
+/// let changes = tree.changes();
+/// assert_eq!(changes.puts.len(), 1);
+/// tree.committed();
+/// # Ok::<(), bintree::store::StoreError<core::convert::Infallible>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct StoredTree<H: TreeHash> {
+    tree: Tree<H>,
+    /// Stems written since the last commit, and the stems a write may have pushed down (a
+    /// stem node at the end of a written stem's path before the write).
+    written: BTreeSet<[u8; STEM_LENGTH]>,
+}
+
+impl<H: TreeHash> Default for StoredTree<H> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<H: TreeHash> StoredTree<H> {
+    /// An empty tree with nothing stored.
+    pub fn new() -> Self {
+        Self::open([0u8; 32], 0)
+    }
+
+    /// The stored tree of `len` values whose root is `root` (32 zero bytes: empty); nothing
+    /// is loaded until an operation needs it.
+    pub fn open(root: [u8; 32], len: u64) -> Self {
+        StoredTree {
+            tree: Tree::from_parts(child(root), usize::try_from(len).unwrap_or(usize::MAX)),
+            written: BTreeSet::new(),
+        }
+    }
+
+    /// Number of values present.
+    pub fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Whether the tree holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
+    }
+
+    /// Hashes computed for the tree's roots so far (as [`Tree::hash_count`]; the hashes that
+    /// check loaded records are not counted).
+    pub fn hash_count(&self) -> u64 {
+        self.tree.hash_count()
+    }
+
+    /// The value at the 32-byte `key`, loading its path.
+    pub fn get<S: NodeSource>(
+        &mut self,
+        source: &S,
+        key: &[u8],
+    ) -> Result<Option<[u8; 32]>, StoreError<S::Error>> {
+        let (stem, _) = split_key(key)?;
+        load_paths::<H, S>(&mut self.tree.root, 0, &[stem], 0, source)?;
+        Ok(self.tree.get(key).copied())
+    }
+
+    /// Applies a batch of writes as [`Tree::apply`] does, loading their paths first.
+    pub fn apply<S, K, I>(&mut self, source: &S, writes: I) -> Result<(), StoreError<S::Error>>
+    where
+        S: NodeSource,
+        K: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, [u8; 32])>,
+    {
+        let writes: Vec<(K, [u8; 32])> = writes.into_iter().collect();
+        let mut stems = Vec::with_capacity(writes.len());
+        for (key, _) in &writes {
+            stems.push(split_key(key.as_ref())?.0);
+        }
+        stems.sort_unstable();
+        stems.dedup();
+        load_paths::<H, S>(&mut self.tree.root, 0, &stems, 0, source)?;
+        pushed_down(&self.tree.root, 0, &stems, &mut self.written);
+        self.written.extend(stems);
+        self.tree.apply(writes)?;
+        Ok(())
+    }
+
+    /// The root; rehashes the nodes written since the last call, each once.
+    pub fn root(&mut self) -> [u8; 32] {
+        self.tree.root()
+    }
+
+    /// The witness of `writes` as [`Tree::witness`] gives it, loading the keys' paths first.
+    pub fn witness<S: NodeSource, K: AsRef<[u8]>>(
+        &mut self,
+        source: &S,
+        writes: &[(K, Write)],
+    ) -> Result<Vec<u8>, StoreError<S::Error>> {
+        // Keys of the wrong length are left to the witness's own error.
+        let mut stems: Vec<[u8; STEM_LENGTH]> = writes
+            .iter()
+            .filter_map(|(key, _)| split_key(key.as_ref()).ok().map(|(stem, _)| stem))
+            .collect();
+        stems.sort_unstable();
+        stems.dedup();
+        load_paths::<H, S>(&mut self.tree.root, 0, &stems, 0, source)?;
+        Ok(self.tree.witness(writes)?)
+    }
+
+    /// The records the writes since the last [`StoredTree::committed`] change: every node on
+    /// a written path, and every stem node a write pushed down. EIP-7864 never empties a
+    /// position, so there is nothing to delete. Computes the root first.
+    pub fn changes(&mut self) -> Changes {
+        let root = self.tree.root();
+        let stems: Vec<[u8; STEM_LENGTH]> = self.written.iter().copied().collect();
+        let mut puts = Vec::new();
+        collect(&self.tree.root, 0, &stems, &mut puts);
+        puts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Changes {
+            puts,
+            deletes: Vec::new(),
+            root,
+            len: self.tree.len() as u64,
+        }
+    }
+
+    /// Marks the last [`StoredTree::changes`] as written to the store: the next changes start
+    /// from here, and the nodes may be evicted.
+    pub fn committed(&mut self) {
+        self.written.clear();
+    }
+
+    /// Nodes in memory (internal and stem nodes; stored handles not counted).
+    pub fn loaded_nodes(&self) -> usize {
+        let mut counts = Vec::new();
+        count_levels(&self.tree.root, 0, &mut counts);
+        counts.iter().sum()
+    }
+
+    /// Keeps at most `budget` nodes in memory: the top levels of the tree that fit whole,
+    /// every node below them becoming a stored handle. Does nothing while writes are not
+    /// committed ([`StoredTree::committed`]) or when the tree is within budget. The levels
+    /// nearest the root are on the paths of every write, so they are the ones kept.
+    pub fn evict(&mut self, budget: usize) {
+        if !self.written.is_empty() {
+            return;
+        }
+        let mut counts = Vec::new();
+        count_levels(&self.tree.root, 0, &mut counts);
+        if counts.iter().sum::<usize>() <= budget {
+            return;
+        }
+        // Depths 0..keep fit the budget whole.
+        let mut kept = 0usize;
+        let mut keep = 0;
+        for count in &counts {
+            if kept + count > budget {
+                break;
+            }
+            kept += count;
+            keep += 1;
+        }
+        evict_below(&mut self.tree.root, 0, keep);
+    }
+}
+
+/// The node a child hash stands for: empty for 32 zero bytes, else a stored handle.
+fn child(hash: [u8; 32]) -> Node {
+    if hash == [0u8; 32] {
+        Node::Empty
+    } else {
+        Node::Stored(Box::new(hash))
+    }
+}
+
+/// A node's hash, as cached after [`Tree::root`].
+fn cached(node: &Node) -> [u8; 32] {
+    match node {
+        Node::Empty => [0u8; 32],
+        Node::Internal(internal) => internal.hash.unwrap_or_default(),
+        Node::Stem(stem) => stem.hash.unwrap_or_default(),
+        Node::Stored(hash) => **hash,
+    }
+}
+
+/// Loads the stored nodes on the paths of `stems` (sorted, distinct, sharing bits `..depth`)
+/// below `node`, at `depth`.
+fn load_paths<H: TreeHash, S: NodeSource>(
+    node: &mut Node,
+    depth: usize,
+    stems: &[[u8; STEM_LENGTH]],
+    level: usize,
+    source: &S,
+) -> Result<(), StoreError<S::Error>> {
+    let Some(first) = stems.first() else {
+        return Ok(());
+    };
+    if let Node::Stored(hash) = node {
+        *node = load::<H, S>(source, depth, first, **hash)?;
+    }
+    let Node::Internal(internal) = node else {
+        return Ok(());
+    };
+    let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+    let (left, right) = stems.split_at(mid);
+    #[cfg(not(feature = "parallel"))]
+    let _ = level;
+    #[cfg(feature = "parallel")]
+    if level < super::PARALLEL_LEVELS && stems.len() >= PARALLEL_MIN_STEMS {
+        let (l, r) = rayon::join(
+            || load_paths::<H, S>(&mut internal.left, depth + 1, left, level + 1, source),
+            || load_paths::<H, S>(&mut internal.right, depth + 1, right, level + 1, source),
+        );
+        return l.and(r);
+    }
+    load_paths::<H, S>(&mut internal.left, depth + 1, left, level + 1, source)?;
+    load_paths::<H, S>(&mut internal.right, depth + 1, right, level + 1, source)
+}
+
+/// The node stored at `depth` on `stem`'s path, which must hash to `expected`.
+fn load<H: TreeHash, S: NodeSource>(
+    source: &S,
+    depth: usize,
+    stem: &[u8; STEM_LENGTH],
+    expected: [u8; 32],
+) -> Result<Node, StoreError<S::Error>> {
+    let key = position(stem, depth, None, 1);
+    let record = store::load(source, &key)?;
+    decode::<H>(&record, depth, stem, expected).map_err(|error| corrupt(&key, error))
+}
+
+/// Decodes the record of the node at `depth` on `path`'s path and checks its hash.
+fn decode<H: TreeHash>(
+    record: &[u8],
+    depth: usize,
+    path: &[u8; STEM_LENGTH],
+    expected: [u8; 32],
+) -> Result<Node, RecordError> {
+    let (mut r, kind) = Reader::open(record)?;
+    let mut count = 0;
+    let (node, got) = match kind {
+        KIND_INTERNAL => {
+            let left = r.hash()?;
+            let right = r.hash()?;
+            r.end()?;
+            let got = hash_pair::<H>(&left, &right, &mut count);
+            let node = Node::Internal(Box::new(Internal {
+                left: child(left),
+                right: child(right),
+                hash: Some(got),
+            }));
+            (node, got)
+        }
+        KIND_STEM => {
+            let mut stem = [0u8; STEM_LENGTH];
+            stem.copy_from_slice(r.take(STEM_LENGTH)?);
+            if !same_bits(&stem, path, depth) {
+                return Err(RecordError::Field { field: "stem" });
+            }
+            let values = usize::from(r.take(1)?[0]) + 1;
+            let body = r.take(values * 33)?;
+            r.end()?;
+            let mut slots = Vec::with_capacity(values);
+            for entry in body.chunks_exact(33) {
+                let index = entry[0];
+                if slots.last().is_some_and(|&(last, _)| last >= index) {
+                    return Err(RecordError::Field { field: "sub-index" });
+                }
+                let mut value = [0u8; 32];
+                value.copy_from_slice(&entry[1..]);
+                slots.push((index, value));
+            }
+            let mut node = StemNode::from_values(stem, slots);
+            let got = node.node_hash::<H>(&mut count);
+            (Node::Stem(Box::new(node)), got)
+        }
+        got => return Err(RecordError::Kind { got }),
+    };
+    if got != expected {
+        return Err(RecordError::Hash { got, expected });
+    }
+    Ok(node)
+}
+
+/// The record of `node` (internal or stem, hashed).
+fn encode(node: &Node) -> Vec<u8> {
+    match node {
+        Node::Internal(internal) => {
+            let mut out = Vec::with_capacity(66);
+            out.extend_from_slice(&[RECORD_VERSION, KIND_INTERNAL]);
+            out.extend_from_slice(&cached(&internal.left));
+            out.extend_from_slice(&cached(&internal.right));
+            out
+        }
+        Node::Stem(stem) => {
+            let values = stem.values();
+            let mut out = Vec::with_capacity(3 + STEM_LENGTH + 33 * values.len());
+            out.extend_from_slice(&[RECORD_VERSION, KIND_STEM]);
+            out.extend_from_slice(&stem.stem);
+            out.push(values.len().saturating_sub(1) as u8);
+            for (index, value) in values {
+                out.push(index);
+                out.extend_from_slice(value);
+            }
+            out
+        }
+        Node::Empty | Node::Stored(_) => Vec::new(),
+    }
+}
+
+/// Adds to `out` the stem nodes that end the paths of `stems` (sorted, distinct, sharing bits
+/// `..depth`, loaded) below `node` at `depth` and are not theirs: writing those stems pushes
+/// such a stem node down.
+fn pushed_down(
+    node: &Node,
+    depth: usize,
+    stems: &[[u8; STEM_LENGTH]],
+    out: &mut BTreeSet<[u8; STEM_LENGTH]>,
+) {
+    if stems.is_empty() {
+        return;
+    }
+    match node {
+        Node::Stem(stem) if stems.iter().any(|s| *s != stem.stem) => {
+            out.insert(stem.stem);
+        }
+        Node::Internal(internal) => {
+            let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+            let (left, right) = stems.split_at(mid);
+            pushed_down(&internal.left, depth + 1, left, out);
+            pushed_down(&internal.right, depth + 1, right, out);
+        }
+        _ => {}
+    }
+}
+
+/// Appends the records of the loaded nodes on the paths of `stems` (sorted, distinct,
+/// sharing bits `..depth`) below `node` at `depth`.
+fn collect(
+    node: &Node,
+    depth: usize,
+    stems: &[[u8; STEM_LENGTH]],
+    puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
+) {
+    let Some(first) = stems.first() else { return };
+    match node {
+        Node::Empty | Node::Stored(_) => {}
+        Node::Stem(stem) => puts.push((position(&stem.stem, depth, None, 1), encode(node))),
+        Node::Internal(internal) => {
+            puts.push((position(first, depth, None, 1), encode(node)));
+            let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+            let (left, right) = stems.split_at(mid);
+            collect(&internal.left, depth + 1, left, puts);
+            collect(&internal.right, depth + 1, right, puts);
+        }
+    }
+}
+
+/// Adds the loaded nodes at each depth below `node` (at `depth`) to `counts`.
+fn count_levels(node: &Node, depth: usize, counts: &mut Vec<usize>) {
+    if matches!(node, Node::Empty | Node::Stored(_)) {
+        return;
+    }
+    if counts.len() <= depth {
+        counts.resize(depth + 1, 0);
+    }
+    counts[depth] += 1;
+    if let Node::Internal(internal) = node {
+        count_levels(&internal.left, depth + 1, counts);
+        count_levels(&internal.right, depth + 1, counts);
+    }
+}
+
+/// Replaces every hashed node at depth `keep` or below by its stored handle.
+fn evict_below(node: &mut Node, depth: usize, keep: usize) {
+    if depth >= keep {
+        let hash = match node {
+            Node::Internal(internal) => internal.hash,
+            Node::Stem(stem) => stem.hash,
+            Node::Empty | Node::Stored(_) => None,
+        };
+        if let Some(hash) = hash {
+            *node = Node::Stored(Box::new(hash));
+            return;
+        }
+    }
+    if let Node::Internal(internal) = node {
+        evict_below(&mut internal.left, depth + 1, keep);
+        evict_below(&mut internal.right, depth + 1, keep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::rng::Rng;
+    use crate::Sha256;
+    use alloc::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    /// Records in a map, counting loads.
+    #[derive(Default)]
+    struct Map {
+        records: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
+    }
+
+    impl NodeSource for Map {
+        type Error = core::convert::Infallible;
+        fn load(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
+            Ok(self.records.lock().unwrap().get(key).cloned())
+        }
+    }
+
+    impl Map {
+        fn write(&self, changes: &Changes) {
+            let mut records = self.records.lock().unwrap();
+            for key in &changes.deletes {
+                records.remove(key);
+            }
+            for (key, value) in &changes.puts {
+                records.insert(key.clone(), value.clone());
+            }
+        }
+    }
+
+    fn key(rng: &mut Rng, stems: &[[u8; STEM_LENGTH]]) -> [u8; 32] {
+        let mut k = [0u8; 32];
+        let stem = stems[rng.below(stems.len())];
+        k[..STEM_LENGTH].copy_from_slice(&stem);
+        k[STEM_LENGTH] = rng.below(4) as u8 * 60;
+        k
+    }
+
+    #[test]
+    fn a_stored_handle_keeps_nodes_two_words_wide() {
+        // The in-memory tree's nodes stay as small as without stored handles.
+        assert_eq!(
+            core::mem::size_of::<Node>(),
+            2 * core::mem::size_of::<usize>()
+        );
+    }
+
+    #[test]
+    fn a_stored_tree_matches_the_memory_tree_across_evictions_and_reopens() {
+        let mut rng = Rng::new(7864);
+        // Stems sharing long prefixes, so that writes push stems down.
+        let stems: Vec<[u8; STEM_LENGTH]> = (0..300)
+            .map(|_| {
+                let mut s = [0u8; STEM_LENGTH];
+                s[0] = rng.below(3) as u8;
+                s[1] = rng.below(2) as u8 * 0x80;
+                s[30] = rng.next_u64() as u8;
+                s
+            })
+            .collect();
+        let map = Map::default();
+        let mut memory = Tree::<Sha256>::new();
+        let mut stored = StoredTree::<Sha256>::new();
+        for block in 0..40 {
+            // Every fifth batch is large enough for the parallel apply and loads.
+            let count = if block % 5 == 0 {
+                400
+            } else {
+                rng.below(40) + 1
+            };
+            let writes: Vec<([u8; 32], [u8; 32])> = (0..count)
+                .map(|_| (key(&mut rng, &stems), rng.bytes()))
+                .collect();
+            memory.apply(writes.iter().map(|(k, v)| (k, *v))).unwrap();
+            stored
+                .apply(&map, writes.iter().map(|(k, v)| (k, *v)))
+                .unwrap();
+            let changes = stored.changes();
+            assert_eq!(changes.root, memory.root(), "block {block}");
+            map.write(&changes);
+            // The store holds one record per node of the tree.
+            let mut counts = Vec::new();
+            count_levels(&memory.root, 0, &mut counts);
+            let records = map.records.lock().unwrap().len();
+            assert_eq!(records, counts.iter().sum::<usize>(), "block {block}");
+            stored.committed();
+            stored.evict(rng.below(20));
+            assert!(stored.loaded_nodes() < 20);
+            if rng.below(4) == 0 {
+                stored = StoredTree::open(changes.root, changes.len);
+            }
+            let probe = key(&mut rng, &stems);
+            assert_eq!(
+                stored.get(&map, &probe).unwrap(),
+                memory.get(&probe).copied()
+            );
+            let asked: Vec<([u8; 32], Write)> = vec![
+                (probe, Write::Set([9; 32])),
+                (key(&mut rng, &stems), Write::Unchanged),
+            ];
+            if asked[0].0 != asked[1].0 {
+                assert_eq!(
+                    stored.witness(&map, &asked).unwrap(),
+                    memory.witness(&asked).unwrap()
+                );
+            }
+        }
+        assert_eq!(stored.len(), memory.len());
+    }
+
+    /// What a corrupt record's error must be.
+    type Expect = fn(&RecordError) -> bool;
+
+    #[test]
+    fn corrupt_records_are_errors_naming_their_position() {
+        let map = Map::default();
+        let mut stored = StoredTree::<Sha256>::new();
+        stored
+            .apply(&map, [([0u8; 32], [1; 32]), ([0xff; 32], [2; 32])])
+            .unwrap();
+        let changes = stored.changes();
+        map.write(&changes);
+        let root_key = position(&[0u8; 31], 0, None, 1);
+        let good = map.records.lock().unwrap()[&root_key].clone();
+        let mut wrong_version = good.clone();
+        wrong_version[0] = 9;
+        let mut wrong_hash = good.clone();
+        wrong_hash[5] ^= 1;
+        let cases: [(Vec<u8>, Expect); 5] = [
+            (good[..40].to_vec(), |e| {
+                matches!(e, RecordError::Truncated { .. })
+            }),
+            (wrong_version, |e| {
+                matches!(e, RecordError::Version { got: 9 })
+            }),
+            (wrong_hash, |e| matches!(e, RecordError::Hash { .. })),
+            ([good.clone(), vec![0]].concat(), |e| {
+                matches!(e, RecordError::Trailing { .. })
+            }),
+            (vec![RECORD_VERSION, 7], |e| {
+                matches!(e, RecordError::Kind { got: 7 })
+            }),
+        ];
+        for (record, expected) in cases {
+            map.records.lock().unwrap().insert(root_key.clone(), record);
+            let mut tree = StoredTree::<Sha256>::open(changes.root, changes.len);
+            match tree.get(&map, &[0u8; 32]) {
+                Err(StoreError::Corrupt { key, error }) => {
+                    assert_eq!(key, root_key);
+                    assert!(expected(&error), "{error:?}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        map.records.lock().unwrap().remove(&root_key);
+        let mut tree = StoredTree::<Sha256>::open(changes.root, changes.len);
+        assert!(matches!(
+            tree.get(&map, &[0u8; 32]),
+            Err(StoreError::Missing { .. })
+        ));
+    }
+}
