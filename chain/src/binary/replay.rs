@@ -146,6 +146,8 @@ pub struct BinaryTotals {
     pub phase_us: [u64; 4],
     /// The last height persisted and its root.
     pub height: Option<(u64, [u8; 32])>,
+    /// Blocks at or below the height the state already held (a resumed datadir), skipped.
+    pub skipped: u64,
 }
 
 /// A witness decoded as the views of its tree.
@@ -402,15 +404,23 @@ impl<'s> BinaryReplayer<'s> {
     }
 
     /// Replays the blocks of `files` in order, handing each report to `on_report`; ends at the
-    /// first block that fails ([`Ended::Mismatch`]). A file that cannot be read, or a line
-    /// that is not a block of this tree, is an error naming the file and line.
+    /// first block that fails ([`Ended::Mismatch`]). Blocks at or below the height the state
+    /// held when the replay started are skipped (a datadir resumes after its last block). A
+    /// file that cannot be read, or a line that is not a block of this tree, is an error naming
+    /// the file and line.
     pub fn replay_export(
         &mut self,
         files: &[PathBuf],
         on_report: &mut dyn FnMut(&BinaryBlockReport) -> Result<()>,
     ) -> Result<Ended> {
+        let held = self.state.height().unwrap_or(0);
         for block in BinaryExportReader::new(files, self.state.kind()) {
-            let report = self.replay_block(&block?)?;
+            let block = block?;
+            if block.number <= held {
+                self.totals.skipped += 1;
+                continue;
+            }
+            let report = self.replay_block(&block)?;
             on_report(&report)?;
             if !report.ok {
                 return Ok(Ended::Mismatch);
@@ -426,6 +436,7 @@ impl<'s> BinaryReplayer<'s> {
             "tree": self.state.kind().tree(),
             "hash": self.state.kind().hash(),
             "blocks": t.blocks,
+            "skipped": t.skipped,
             "keys_read": t.keys_read,
             "keys_written": t.keys_written,
             "witness_bytes": t.witness_bytes,

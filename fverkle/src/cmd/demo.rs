@@ -252,7 +252,7 @@ fn run_binary(
             args.accounts, args.blocks, g.written, args.seed, kind.tree(), kind.hash(), g.genesis_s
         ),
     )?;
-    let mut run = replay_binary(kind.binary(), &genesis, &[export], out, json, false)?;
+    let mut run = replay_binary(kind.binary(), &genesis, None, &[export], out, json, false)?;
     let mut summary = run.summary.clone();
     summary["tree"] = serde_json::json!(kind.tree());
     say(

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 use chain::datadir::open_state_with;
 use chain::genesis::{init_genesis, GenesisOutcome, GenesisSpec};
 use chain::hexarg::to_hex;
@@ -23,6 +23,7 @@ use chain::binary::carry::carry_export;
 use chain::binary::genesis::init_binary_genesis;
 use chain::binary::memory::in_memory;
 use chain::binary::replay::BinaryReplayer;
+use chain::binary::rocks::RocksBinaryState;
 use chain::binary::{BinaryKind, BinaryState};
 
 use crate::args::{ChainArg, HashArg, Kind, LayoutArg, ModeArg, TreeArg};
@@ -203,19 +204,39 @@ pub struct BinaryRun {
     pub state: Box<dyn BinaryState>,
 }
 
-/// Replays the binary export `blocks` on `kind` in memory from `genesis`, printing reports to
-/// `out`; shared with `demo`.
+/// Replays the binary export `blocks` on `kind` from `genesis`, in memory or in the datadir
+/// `datadir` (its genesis written when it is new; a datadir that holds blocks resumes after
+/// them, the blocks up to its height skipped), printing reports to `out`; shared with `demo`.
 pub fn replay_binary(
     kind: BinaryKind,
     genesis: &Path,
+    datadir: Option<&Path>,
     blocks: &[PathBuf],
     out: &mut dyn Write,
     json: bool,
     per_block: bool,
 ) -> Result<BinaryRun> {
-    let mut state = in_memory(kind);
-    let g = init_binary_genesis(state.as_mut(), genesis)?;
-    if json && per_block {
+    let mut state: Box<dyn BinaryState> = match datadir {
+        None => in_memory(kind),
+        Some(dir) => Box::new(
+            RocksBinaryState::open(dir, kind)
+                .with_context(|| format!("{}: opening the binary datadir", dir.display()))?,
+        ),
+    };
+    let resumed = state.height();
+    let g = match resumed {
+        Some(h) => {
+            let root = state.root()?;
+            tracing::info!(
+                "{}: resuming at block {h} (root {}); the genesis file is not read again",
+                datadir.map(|d| d.display().to_string()).unwrap_or_default(),
+                to_hex(&root)
+            );
+            None
+        }
+        None => Some(init_binary_genesis(state.as_mut(), genesis)?),
+    };
+    if let (true, true, Some(g)) = (json, per_block, &g) {
         let line = serde_json::json!({
             "genesis": genesis.display().to_string(),
             "tree": kind.tree(),
@@ -248,13 +269,22 @@ pub fn replay_binary(
     progress.finish();
     let secs = start.elapsed().as_secs_f64();
     let mut summary = replayer.summary_json(secs);
-    summary["genesis_ms"] = serde_json::json!(g.ms);
-    let line = format!(
-        "{} (after a genesis of {} entries in {:.1} s)",
-        replayer.summary_line(secs),
-        g.entries,
-        g.ms / 1e3
-    );
+    let line = match &g {
+        Some(g) => {
+            summary["genesis_ms"] = serde_json::json!(g.ms);
+            format!(
+                "{} (after a genesis of {} entries in {:.1} s)",
+                replayer.summary_line(secs),
+                g.entries,
+                g.ms / 1e3
+            )
+        }
+        None => format!(
+            "{} (resumed after block {})",
+            replayer.summary_line(secs),
+            resumed.unwrap_or_default()
+        ),
+    };
     let outcome = match ended {
         Ended::Matched => Outcome::Ok,
         Ended::Mismatch => Outcome::Invalid,
@@ -270,10 +300,10 @@ pub fn replay_binary(
 /// `--tree eip7864|eip8297`: a binary export replayed in memory.
 fn run_binary(args: &Args, kind: Kind, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let refuse = |flag: &str, why: &str| Err(anyhow!("{flag} with --tree {}: {why}", kind.tree()));
-    if args.datadir.is_some() {
+    if args.cache_mb.is_some() {
         return refuse(
-            "--datadir",
-            "not yet; a binary replay holds its state in memory (drop --datadir)",
+            "--cache-mb",
+            "a binary datadir keeps its node budget (262,144 nodes) and RocksDB's defaults",
         );
     }
     if !args.diffs.is_empty() {
@@ -291,7 +321,15 @@ fn run_binary(args: &Args, kind: Kind, json: bool, out: &mut impl Write) -> Resu
     let Some(genesis) = &args.genesis else {
         return Err(anyhow!("--genesis is required"));
     };
-    let run = replay_binary(kind.binary(), genesis, &args.blocks, out, json, true)?;
+    let run = replay_binary(
+        kind.binary(),
+        genesis,
+        args.datadir.as_deref(),
+        &args.blocks,
+        out,
+        json,
+        true,
+    )?;
     if json {
         writeln!(out, "{}", run.summary)?;
     } else {

@@ -138,17 +138,6 @@ fn a_verkle_export_given_to_a_binary_replay_and_an_edited_block_are_refused() {
         1,
         "the replay stops at block 2"
     );
-
-    // A datadir is not yet a binary replay's.
-    let out = fverkle()
-        .args(["replay", "--tree", "eip8297", "--datadir"])
-        .arg(dir.path().join("dd"))
-        .args(["--genesis", sb["genesis"].as_str().unwrap()])
-        .arg(&bin)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not yet"));
 }
 
 #[test]
@@ -235,5 +224,77 @@ fn kaustinen6_is_carried_into_an_eip7864_tree() {
             "{}",
             show(&refused)
         );
+    }
+}
+
+/// `replay --tree T --datadir DIR` keeps the binary state on disk: a replay of the first two
+/// blocks, then of the whole export into the same datadir (the two blocks skipped), ends at
+/// the in-memory replay's root; a datadir of one tree refuses another tree and a Verkle
+/// replay.
+#[test]
+fn a_binary_datadir_resumes_after_its_last_block() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, tree) in [&["--tree", "eip7864"][..], &["--tree", "eip8297"][..]]
+        .into_iter()
+        .enumerate()
+    {
+        let (export, s) = gen(dir.path(), &format!("c{i}.jsonl"), tree, "5");
+        let genesis = s["genesis"].as_str().unwrap();
+        let text = std::fs::read_to_string(&export).unwrap();
+        let first_two = dir.path().join(format!("c{i}-2.jsonl"));
+        let two: Vec<&str> = text.lines().take(2).collect();
+        std::fs::write(&first_two, two.join("\n") + "\n").unwrap();
+        let datadir = dir.path().join(format!("dd{i}"));
+        let into = |file: &Path| {
+            fverkle()
+                .args(["--json", "replay", "--genesis", genesis])
+                .args(tree)
+                .arg("--datadir")
+                .arg(&datadir)
+                .arg(file)
+                .output()
+                .unwrap()
+        };
+        let part = into(&first_two);
+        assert_eq!(part.status.code(), Some(0), "{}", show(&part));
+        assert_eq!(json_lines(&part).last().unwrap()["height"], 2);
+        let rest = into(&export);
+        assert_eq!(rest.status.code(), Some(0), "{}", show(&rest));
+        let rest = json_lines(&rest);
+        let summary = rest.last().unwrap();
+        assert_eq!(summary["skipped"], 2, "{summary}");
+        assert_eq!(summary["blocks"], 1, "{summary}");
+        let memory = replay(tree, genesis, &export);
+        let memory = json_lines(&memory);
+        assert_eq!(summary["root"], memory.last().unwrap()["root"]);
+        assert_eq!(summary["height"], 3);
+
+        let other: &[&str] = if i == 0 {
+            &["--tree", "eip8297"]
+        } else {
+            &["--tree", "eip7864"]
+        };
+        let wrong = fverkle()
+            .args(["replay", "--genesis", genesis])
+            .args(other)
+            .arg("--datadir")
+            .arg(&datadir)
+            .arg(&export)
+            .output()
+            .unwrap();
+        assert_eq!(wrong.status.code(), Some(2), "{}", show(&wrong));
+        assert!(
+            String::from_utf8_lossy(&wrong.stderr).contains("the datadir holds"),
+            "{}",
+            show(&wrong)
+        );
+        let verkle = fverkle()
+            .args(["replay", "--layout", "eip6800", "--genesis", genesis])
+            .arg("--datadir")
+            .arg(&datadir)
+            .arg(&export)
+            .output()
+            .unwrap();
+        assert_ne!(verkle.status.code(), Some(0), "{}", show(&verkle));
     }
 }
