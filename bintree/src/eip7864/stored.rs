@@ -433,34 +433,8 @@ fn evict_below(node: &mut Node, depth: usize, keep: usize) {
 mod tests {
     use super::*;
     use crate::fuzz::rng::Rng;
+    use crate::store::MapSource;
     use crate::Sha256;
-    use alloc::collections::BTreeMap;
-    use std::sync::Mutex;
-
-    /// Records in a map, counting loads.
-    #[derive(Default)]
-    struct Map {
-        records: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
-    }
-
-    impl NodeSource for Map {
-        type Error = core::convert::Infallible;
-        fn load(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
-            Ok(self.records.lock().unwrap().get(key).cloned())
-        }
-    }
-
-    impl Map {
-        fn write(&self, changes: &Changes) {
-            let mut records = self.records.lock().unwrap();
-            for key in &changes.deletes {
-                records.remove(key);
-            }
-            for (key, value) in &changes.puts {
-                records.insert(key.clone(), value.clone());
-            }
-        }
-    }
 
     fn key(rng: &mut Rng, stems: &[[u8; STEM_LENGTH]]) -> [u8; 32] {
         let mut k = [0u8; 32];
@@ -492,7 +466,7 @@ mod tests {
                 s
             })
             .collect();
-        let map = Map::default();
+        let map = MapSource::default();
         let mut memory = Tree::<Sha256>::new();
         let mut stored = StoredTree::<Sha256>::new();
         for block in 0..40 {
@@ -547,7 +521,7 @@ mod tests {
 
     #[test]
     fn corrupt_records_are_errors_naming_their_position() {
-        let map = Map::default();
+        let map = MapSource::default();
         let mut stored = StoredTree::<Sha256>::new();
         stored
             .apply(&map, [([0u8; 32], [1; 32]), ([0xff; 32], [2; 32])])

@@ -462,33 +462,8 @@ fn levels(root: &Node) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::fuzz::rng::Rng;
+    use crate::store::MapSource;
     use crate::Blake3;
-    use std::sync::Mutex;
-
-    #[derive(Default)]
-    struct Map {
-        records: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
-    }
-
-    impl NodeSource for Map {
-        type Error = core::convert::Infallible;
-        fn load(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
-            Ok(self.records.lock().unwrap().get(key).cloned())
-        }
-    }
-
-    impl Map {
-        fn write(&self, changes: &Changes) {
-            let mut records = self.records.lock().unwrap();
-            for key in &changes.deletes {
-                assert!(!changes.puts.iter().any(|(k, _)| k == key));
-                records.remove(key);
-            }
-            for (key, value) in &changes.puts {
-                records.insert(key.clone(), value.clone());
-            }
-        }
-    }
 
     /// Keys of 3 bytes sharing prefixes, so that writes split and deletes collapse.
     fn key(rng: &mut Rng) -> Vec<u8> {
@@ -511,7 +486,7 @@ mod tests {
     #[test]
     fn a_stored_tree_matches_the_memory_tree_across_deletes_evictions_and_reopens() {
         let mut rng = Rng::new(8297);
-        let map = Map::default();
+        let map = MapSource::default();
         let mut memory = Tree::<Blake3>::new();
         let mut stored = StoredTree::<Blake3>::new();
         for block in 0..60 {
@@ -567,7 +542,7 @@ mod tests {
 
     #[test]
     fn corrupt_records_are_errors_naming_their_position() {
-        let map = Map::default();
+        let map = MapSource::default();
         let mut stored = StoredTree::<Blake3>::new();
         stored
             .apply(

@@ -254,6 +254,37 @@ pub(crate) fn corrupt<E: fmt::Display + fmt::Debug>(
     }
 }
 
+/// Records in a map, for the stored trees' tests: a [`NodeSource`] that takes the
+/// [`Changes`] of a commit.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct MapSource {
+    pub(crate) records: std::sync::Mutex<alloc::collections::BTreeMap<Vec<u8>, Vec<u8>>>,
+}
+
+#[cfg(test)]
+impl NodeSource for MapSource {
+    type Error = core::convert::Infallible;
+    fn load(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
+        Ok(self.records.lock().unwrap().get(key).cloned())
+    }
+}
+
+#[cfg(test)]
+impl MapSource {
+    /// Applies a commit's changes: deletes (none of them also written), then puts.
+    pub(crate) fn write(&self, changes: &Changes) {
+        let mut records = self.records.lock().unwrap();
+        for key in &changes.deletes {
+            assert!(!changes.puts.iter().any(|(k, _)| k == key));
+            records.remove(key);
+        }
+        for (key, value) in &changes.puts {
+            records.insert(key.clone(), value.clone());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
