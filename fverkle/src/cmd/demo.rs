@@ -307,6 +307,11 @@ fn run_binary(
             ),
         )?;
     }
+    finish(out, json, outcome, start)
+}
+
+/// The demo's last line: its verdict and time since `start`; returns `outcome`.
+fn finish(out: &mut dyn Write, json: bool, outcome: Outcome, start: Instant) -> Result<Outcome> {
     let secs = start.elapsed().as_secs_f64();
     say(
         out,
@@ -453,20 +458,5 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             }
         }
     }
-    let secs = start.elapsed().as_secs_f64();
-    say(
-        out,
-        json,
-        "summary",
-        serde_json::json!({"ok": outcome == Outcome::Ok, "seconds": secs}),
-        format!(
-            "fverkle demo: {} in {secs:.1} s",
-            if outcome == Outcome::Ok {
-                "every witness and root verified"
-            } else {
-                "MISMATCH"
-            }
-        ),
-    )?;
-    Ok(outcome)
+    finish(out, json, outcome, start)
 }
