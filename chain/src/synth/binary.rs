@@ -11,7 +11,7 @@ use bintree::witness::Write;
 use verkle::keys::{Layout, Value};
 
 use super::keys::KeyName;
-use super::{draw_genesis, write_genesis, Prover, Rng, Synth, SynthConfig};
+use super::{genesis_file, Prover, Synth, SynthConfig};
 use crate::binary::embed::{key_write, AccountId, Leaf};
 use crate::binary::export::block_line;
 use crate::binary::genesis::init_binary_genesis;
@@ -63,15 +63,7 @@ impl Synth {
                 "--bind-absences is a Verkle prover option: a binary witness binds every absence"
             );
         }
-        let mut rng = Rng(config.seed ^ 0x5eed_f00d);
-        let model = draw_genesis(&config, &mut rng);
-        let name = genesis_out.display().to_string();
-        let file =
-            std::fs::File::create(genesis_out).with_context(|| format!("{name}: cannot create"))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        write_genesis(&config, &model, &mut w).with_context(|| format!("{name}: cannot write"))?;
-        std::io::Write::flush(&mut w).with_context(|| format!("{name}: cannot write"))?;
-        drop(w);
+        let (rng, model) = genesis_file(&config, genesis_out)?;
         init_binary_genesis(state.as_mut(), genesis_out)?;
         Ok(Synth::with(config, rng, model, Prover::Binary(state)))
     }

@@ -244,6 +244,20 @@ fn write_genesis(
     Ok(())
 }
 
+/// Draws the genesis of `config` and writes its document to `genesis_out`: the generator's
+/// random state after the draw, and the model.
+fn genesis_file(config: &SynthConfig, genesis_out: &Path) -> Result<(Rng, GenesisModel)> {
+    let mut rng = Rng(config.seed ^ 0x5eed_f00d);
+    let model = draw_genesis(config, &mut rng);
+    let name = genesis_out.display().to_string();
+    let file =
+        std::fs::File::create(genesis_out).with_context(|| format!("{name}: cannot create"))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    write_genesis(config, &model, &mut w).with_context(|| format!("{name}: cannot write"))?;
+    std::io::Write::flush(&mut w).with_context(|| format!("{name}: cannot write"))?;
+    Ok((rng, model))
+}
+
 impl Synth {
     /// The genesis document (a geth genesis with `alloc`) and the generator positioned after
     /// it, its tree in memory. The generator's tree is built from the document's own leaves,
@@ -280,15 +294,7 @@ impl Synth {
         genesis_out: &Path,
         mut state: Box<dyn State>,
     ) -> Result<Synth> {
-        let mut rng = Rng(config.seed ^ 0x5eed_f00d);
-        let model = draw_genesis(&config, &mut rng);
-        let name = genesis_out.display().to_string();
-        let file =
-            std::fs::File::create(genesis_out).with_context(|| format!("{name}: cannot create"))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        write_genesis(&config, &model, &mut w).with_context(|| format!("{name}: cannot write"))?;
-        std::io::Write::flush(&mut w).with_context(|| format!("{name}: cannot write"))?;
-        drop(w);
+        let (rng, model) = genesis_file(&config, genesis_out)?;
         let spec = GenesisSpec {
             path: genesis_out.to_path_buf(),
             layout: config.layout,
