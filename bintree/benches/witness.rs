@@ -55,6 +55,14 @@ fn witness_10k(c: &mut Criterion) {
     let bytes = tree.witness(&writes).expect("distinct keys");
     let w = witness::Witness::decode::<Sha256>(&bytes).expect("honest witness");
     let verified = w.verify::<Sha256>(&pre_root).expect("honest witness");
+    let touched = tree
+        .path_nodes(writes.iter().map(|(k, _)| k))
+        .expect("32-byte keys");
+    let changed: Vec<[u8; 32]> = writes
+        .iter()
+        .filter(|(k, w)| matches!(w, Write::Set(v) if tree.get(k) != Some(v)))
+        .map(|(k, _)| *k)
+        .collect();
     let mut after = tree.clone();
     let before = after.hash_count();
     after
@@ -64,6 +72,7 @@ fn witness_10k(c: &mut Criterion) {
         }))
         .expect("32-byte keys");
     assert_eq!(after.root(), verified.post_root);
+    let least = after.path_nodes(&changed).expect("32-byte keys");
     let (keys, values) = (
         w.len(),
         w.claims()
@@ -83,7 +92,7 @@ fn witness_10k(c: &mut Criterion) {
     );
     eprintln!(
         "verify: {} hashes for the pre-state root, {} for the post-state root; \
-         the tree rehashes {} for the same writes",
+         the tree rehashes {} for the same writes; the least (path nodes): {touched} + {least}",
         verified.pre_hashes,
         verified.post_hashes,
         after.hash_count() - before
@@ -141,6 +150,18 @@ fn witness_10k_8297(c: &mut Criterion) {
     let bytes = tree.witness(&writes).expect("distinct keys");
     let w = eip8297::witness::Witness::decode::<Blake3>(&bytes).expect("honest witness");
     let verified = w.verify::<Blake3>(&pre_root).expect("honest witness");
+    let touched = tree
+        .path_nodes(writes.iter().map(|(k, _)| k))
+        .expect("34-byte keys");
+    let changed: Vec<&[u8]> = writes
+        .iter()
+        .filter(|(k, w)| match w {
+            Write::Set(v) => tree.get(k) != Some(v),
+            Write::Delete => tree.get(k).is_some(),
+            Write::Unchanged => false,
+        })
+        .map(|(k, _)| k.as_slice())
+        .collect();
     let mut after = tree.clone();
     let before = after.hash_count();
     after
@@ -151,9 +172,10 @@ fn witness_10k_8297(c: &mut Criterion) {
         }))
         .expect("34-byte keys");
     assert_eq!(after.root(), verified.post_root);
+    let least = after.path_nodes(&changed).expect("34-byte keys");
     eprintln!(
         "eip8297 witness: {} bytes for {} keys; {} hashes, {} other records; verify {} + {} \
-         hashes, the tree rehashes {}",
+         hashes, the tree rehashes {}; the least (path nodes): {touched} + {least}",
         bytes.len(),
         w.len(),
         w.hash_count(),

@@ -8,6 +8,7 @@
 //! and the rehash fork onto rayon threads for the top [`PARALLEL_LEVELS`] levels; each subtree
 //! below (a hypertree) is one unit of work.
 
+use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
 use super::stem::{hash_pair, StemNode, STEM_LENGTH};
@@ -167,6 +168,60 @@ impl<H: TreeHash> Tree<H> {
         let root = node_hash::<H>(&mut self.root, 0, &mut count);
         self.hashes += count;
         root
+    }
+
+    /// The nodes with a non-zero hash on the union of the paths from the root to `keys`: the
+    /// internal nodes each path passes, each key's own stem node, and in that stem node's
+    /// subtree the nodes from the key's leaf up to the subtree root. A path that ends at an
+    /// empty place or at another stem's node counts only the internal nodes above it. Every
+    /// computation of the root from these keys' leaves hashes each of these nodes (a root
+    /// update after writing exactly these keys, a verification of them), so the count is the
+    /// least hash count of that work, the measure of [`Tree::hash_count`] in BENCHMARKS.md.
+    ///
+    /// Reads the hashes as of the last [`Tree::root`]. Counts nothing below a subtree not in
+    /// memory. A key not 32 bytes long is an error.
+    pub fn path_nodes<K, I>(&self, keys: I) -> Result<u64, Error>
+    where
+        K: AsRef<[u8]>,
+        I: IntoIterator<Item = K>,
+    {
+        // A node by its address; a stem subtree's node by its stem node's address and its
+        // heap number (`1..=511`; 0 names the stem node itself).
+        let mut seen: BTreeSet<(usize, u16)> = BTreeSet::new();
+        for key in keys {
+            let (stem, index) = split_key(key.as_ref())?;
+            let mut node = &self.root;
+            let mut depth = 0;
+            loop {
+                match node {
+                    Node::Empty | Node::Stored(_) => break,
+                    Node::Internal(internal) => {
+                        seen.insert((&**internal as *const Internal as usize, 0));
+                        node = if bit(&stem, depth) == 0 {
+                            &internal.left
+                        } else {
+                            &internal.right
+                        };
+                        depth += 1;
+                    }
+                    Node::Stem(s) => {
+                        if s.stem == stem {
+                            let at = &**s as *const StemNode as usize;
+                            seen.insert((at, 0));
+                            let mut id = 256 + u16::from(index);
+                            while id >= 1 {
+                                if s.subtree_hash(id) != [0u8; 32] {
+                                    seen.insert((at, id));
+                                }
+                                id /= 2;
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(seen.len() as u64)
     }
 }
 

@@ -7,6 +7,7 @@
 //! and rehashes the subtrees below the top [`PARALLEL_LEVELS`] branch levels (hypertrees) on
 //! rayon threads; the root is the same as for the writes applied one by one, in any order.
 
+use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
 use crate::bits::{bit, encode_bit_prefix, first_difference};
@@ -414,6 +415,56 @@ impl<H: TreeHash> Tree<H> {
         };
         self.hashes += count;
         root
+    }
+
+    /// The nodes on the union of the paths from the root to `keys`: the branches each path
+    /// passes, the branch whose prefix a path leaves (where an absent key's path ends), and
+    /// the key's own leaf where it is present. A path that ends at another key's leaf or at an
+    /// empty place counts only the branches above it. Every computation of the root from
+    /// these keys (a root update after writing exactly these keys, a verification of them)
+    /// hashes each of these nodes, so the count is the least hash count of that work, the
+    /// measure of [`Tree::hash_count`] in BENCHMARKS.md. A root update can need more: a key
+    /// inserted above a branch changes that branch's prefix, and its hash.
+    ///
+    /// Counts nothing below a subtree not in memory. A key of a length out of range is an
+    /// error.
+    pub fn path_nodes<K, I>(&self, keys: I) -> Result<u64, Error>
+    where
+        K: AsRef<[u8]>,
+        I: IntoIterator<Item = K>,
+    {
+        // A node by its address.
+        let mut seen: BTreeSet<usize> = BTreeSet::new();
+        for key in keys {
+            let key = key.as_ref();
+            check_key(key)?;
+            let mut node = &self.root;
+            let mut start = 0;
+            loop {
+                match node {
+                    Node::Empty | Node::Stored(_) => break,
+                    Node::Leaf(leaf) => {
+                        if *leaf.key == *key {
+                            seen.insert(&**leaf as *const Leaf as usize);
+                        }
+                        break;
+                    }
+                    Node::Branch(branch) => {
+                        seen.insert(&**branch as *const Branch as usize);
+                        let bits = key.len() * 8;
+                        if bits <= branch.split
+                            || first_difference(key, &branch.path, start, branch.split)
+                                < branch.split
+                        {
+                            break;
+                        }
+                        start = branch.split + 1;
+                        node = branch.child(key);
+                    }
+                }
+            }
+        }
+        Ok(seen.len() as u64)
     }
 
     fn count(&mut self, change: Change) {

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use bintree::eip8297::{root_of_entries, Tree, BRANCH_TAG, LEAF_TAG};
+use bintree::witness::Write;
 use bintree::{eip7864, Blake3, Sha256, TreeHash};
 use proptest::prelude::*;
 
@@ -367,4 +368,131 @@ fn eip7864_batch_rehash_is_minimal() {
         map.len()
     );
     assert_eq!(used, minimum, "hashes for the batch");
+}
+
+/// Reads of `extra` keys beside the last write of each key in `ops`, each key once.
+fn witness_writes(ops: &[Op], extra: &[Vec<u8>]) -> Vec<(Vec<u8>, Write)> {
+    let mut last: BTreeMap<Vec<u8>, Write> = BTreeMap::new();
+    for (key, value) in ops {
+        last.insert(key.clone(), value.map_or(Write::Delete, Write::Set));
+    }
+    for key in extra {
+        last.entry(key.clone()).or_insert(Write::Unchanged);
+    }
+    last.into_iter().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// EIP-8297: a batch's rehash hashes every node on the union of the changed keys' paths
+    /// (`path_nodes`), and at most one more per inserted key (the branch a new key's branch
+    /// lands above, whose prefix shortens); a verification hashes at least the nodes on the
+    /// touched paths of the pre-state tree and the changed paths of the post-state tree.
+    #[test]
+    fn eip8297_hashes_against_path_nodes(base in ops8297(), ops in ops8297(), reads in ops8297()) {
+        let mut tree = Tree::<Blake3>::new();
+        tree.apply(base.iter().map(|(k, v)| (k, *v))).unwrap();
+        let pre_root = tree.root();
+        let reads: Vec<Vec<u8>> = reads.into_iter().map(|(k, _)| k).collect();
+        let writes = witness_writes(&ops, &reads);
+        let bytes = tree.witness(&writes).unwrap();
+        let verified = bintree::eip8297::witness::Witness::decode::<Blake3>(&bytes)
+            .unwrap()
+            .verify::<Blake3>(&pre_root)
+            .unwrap();
+        let touched = tree.path_nodes(writes.iter().map(|(k, _)| k)).unwrap();
+        prop_assert!(verified.pre_hashes >= touched, "pre {} < {touched}", verified.pre_hashes);
+
+        let mut changed = Vec::new();
+        let mut inserted = 0u64;
+        for (key, write) in &writes {
+            let held = tree.get(key).copied();
+            match write {
+                Write::Set(v) if held != Some(*v) => {
+                    inserted += u64::from(held.is_none());
+                    changed.push(key.clone());
+                }
+                Write::Delete if held.is_some() => changed.push(key.clone()),
+                _ => {}
+            }
+        }
+        let counted = tree.hash_count();
+        tree.apply(writes.iter().filter_map(|(k, w)| match w {
+            Write::Set(v) => Some((k, Some(*v))),
+            Write::Delete => Some((k, None)),
+            Write::Unchanged => None,
+        }))
+        .unwrap();
+        prop_assert_eq!(tree.root(), verified.post_root);
+        let used = tree.hash_count() - counted;
+        let minimum = tree.path_nodes(&changed).unwrap();
+        prop_assert!(
+            minimum <= used && used <= minimum + inserted,
+            "rehash {used}, path nodes {minimum}, inserted {inserted}"
+        );
+        prop_assert!(verified.post_hashes >= minimum, "post {} < {minimum}", verified.post_hashes);
+    }
+
+    /// EIP-7864: a batch's rehash hashes exactly the nodes on the union of the changed keys'
+    /// paths (`path_nodes`: no prefix compression, so nothing off those paths changes), and a
+    /// verification at least the nodes on the touched and the changed paths.
+    #[test]
+    fn eip7864_hashes_are_the_path_nodes(
+        base in prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 0..300),
+        ops in prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>(), any::<bool>()), 0..200),
+    ) {
+        // Stems over a few prefixes: long shared runs, one-sided internal nodes.
+        let key = |a: u8, b: u8, sub: u8| {
+            let mut key = [0u8; 32];
+            key[0] = a & 0x83;
+            key[30] = b;
+            key[31] = sub;
+            key
+        };
+        let mut tree = eip7864::Tree::<Sha256>::new();
+        tree.apply(base.iter().map(|&(a, b, sub)| (key(a, b, sub), [a ^ b; 32]))).unwrap();
+        let pre_root = tree.root();
+        // A write whose flag is false writes the value the key would hold from `base`: an
+        // unchanged value where the key is present.
+        let mut last: BTreeMap<[u8; 32], Write> = BTreeMap::new();
+        for &(a, b, sub, new) in &ops {
+            let value = if new { [sub | 1; 32] } else { [a ^ b; 32] };
+            last.insert(key(a, b, sub), Write::Set(value));
+        }
+        let writes: Vec<([u8; 32], Write)> = last.into_iter().collect();
+        let bytes = tree.witness(&writes).unwrap();
+        let verified = eip7864::witness::Witness::decode::<Sha256>(&bytes)
+            .unwrap()
+            .verify::<Sha256>(&pre_root)
+            .unwrap();
+        let touched = tree.path_nodes(writes.iter().map(|(k, _)| k)).unwrap();
+        prop_assert!(verified.pre_hashes >= touched, "pre {} < {touched}", verified.pre_hashes);
+
+        let changed: Vec<[u8; 32]> = writes
+            .iter()
+            .filter(|(k, w)| matches!(w, Write::Set(v) if tree.get(k) != Some(v)))
+            .map(|(k, _)| *k)
+            .collect();
+        let counted = tree.hash_count();
+        tree.apply(writes.iter().filter_map(|(k, w)| match w {
+            Write::Set(v) => Some((k, *v)),
+            _ => None,
+        }))
+        .unwrap();
+        prop_assert_eq!(tree.root(), verified.post_root);
+        let used = tree.hash_count() - counted;
+        prop_assert_eq!(used, tree.path_nodes(&changed).unwrap());
+        prop_assert!(verified.post_hashes >= used, "post {} < {used}", verified.post_hashes);
+    }
+}
+
+#[test]
+fn path_nodes_rejects_keys_of_the_wrong_length() {
+    let tree = eip7864::Tree::<Sha256>::new();
+    assert!(tree.path_nodes([[0u8; 31]]).is_err());
+    assert_eq!(tree.path_nodes([[0u8; 32]]).unwrap(), 0);
+    let tree = Tree::<Blake3>::new();
+    assert!(tree.path_nodes([Vec::<u8>::new()]).is_err());
+    assert_eq!(tree.path_nodes([[1u8; 34]]).unwrap(), 0);
 }

@@ -23,6 +23,8 @@ pub trait MemoryTree: Send {
     fn hash_count(&self) -> u64;
     /// The witness of `writes`.
     fn witness(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>>;
+    /// The nodes on the union of the paths to `keys` (the tree's `path_nodes`).
+    fn path_nodes(&self, keys: &[&[u8]]) -> Result<u64>;
 }
 
 /// The EIP-7864 tree: no deletion, so a [`Write::Delete`] fails the batch before anything
@@ -69,6 +71,10 @@ macro_rules! eip7864_tree {
             fn witness(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>> {
                 eip7864::Tree::witness(self, writes).map_err(|e| anyhow!("EIP-7864 witness: {e}"))
             }
+
+            fn path_nodes(&self, keys: &[&[u8]]) -> Result<u64> {
+                eip7864::Tree::path_nodes(self, keys).map_err(|e| anyhow!("EIP-7864 tree: {e}"))
+            }
         }
     };
 }
@@ -102,6 +108,10 @@ impl MemoryTree for eip8297::Tree<Blake3> {
 
     fn witness(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>> {
         eip8297::Tree::witness(self, writes).map_err(|e| anyhow!("EIP-8297 witness: {e}"))
+    }
+
+    fn path_nodes(&self, keys: &[&[u8]]) -> Result<u64> {
+        eip8297::Tree::path_nodes(self, keys).map_err(|e| anyhow!("EIP-8297 tree: {e}"))
     }
 }
 
@@ -156,6 +166,10 @@ impl<T: MemoryTree> BinaryState for MemoryBinaryState<T> {
 
     fn witness(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>> {
         self.tree.witness(writes)
+    }
+
+    fn path_nodes(&mut self, keys: &[&[u8]]) -> Result<Option<u64>> {
+        self.tree.path_nodes(keys).map(Some)
     }
 
     fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {

@@ -80,6 +80,14 @@ pub trait BinaryState: Send {
     fn root(&mut self) -> Result<[u8; 32]>;
     /// Hashes performed so far (for the hash-count ratios of BENCHMARKS.md).
     fn hash_count(&self) -> u64;
+    /// The nodes on the union of the paths from the root to `keys` (`path_nodes` of the
+    /// `bintree` trees: the least number of hashes that a root update after writing exactly
+    /// these keys, or a verification of them, performs), as of the last [`BinaryState::root`];
+    /// `None` where the state does not hold every node in memory (a datadir).
+    fn path_nodes(&mut self, keys: &[&[u8]]) -> Result<Option<u64>> {
+        let _ = keys;
+        Ok(None)
+    }
     /// The binary witness of `writes` (each key once) against the current state: the wire
     /// bytes of `spec/BINARY.md`.
     fn witness(&mut self, writes: &[(Vec<u8>, Write)]) -> Result<Vec<u8>>;

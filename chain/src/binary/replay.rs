@@ -61,6 +61,13 @@ pub struct BinaryBlockReport {
     pub verify_hashes: u64,
     /// Hashes the state computed applying the writes and rehashing its root.
     pub apply_hashes: u64,
+    /// The least hash count of the verification: the nodes on the union of the paths to
+    /// every key of the witness in the pre-state tree, plus those to every changed key in the
+    /// post-state tree (`path_nodes`); `None` for a state not held in memory.
+    pub verify_min_hashes: Option<u64>,
+    /// The least hash count of the root update: the nodes on the union of the paths to every
+    /// changed key in the post-state tree; `None` for a state not held in memory.
+    pub apply_min_hashes: Option<u64>,
     /// The state's root before the block.
     pub pre_root: Option<[u8; 32]>,
     /// The post-state root computed from the witness alone.
@@ -92,6 +99,8 @@ impl BinaryBlockReport {
             "write_us": self.write_us,
             "verify_hashes": self.verify_hashes,
             "apply_hashes": self.apply_hashes,
+            "verify_min_hashes": self.verify_min_hashes,
+            "apply_min_hashes": self.apply_min_hashes,
             "pre_root": self.pre_root.map(|r| to_hex(&r)),
             "witness_post_root": self.witness_post_root.map(|r| to_hex(&r)),
             "post_root": self.post_root.map(|r| to_hex(&r)),
@@ -144,6 +153,11 @@ pub struct BinaryTotals {
     pub witness_bytes: u64,
     /// Microseconds: decode, verify, apply+root, write.
     pub phase_us: [u64; 4],
+    /// Hashes: verify, apply+root.
+    pub hashes: [u64; 2],
+    /// The least hash counts of verify and apply+root, summed over the blocks that report
+    /// them (`None` once a block does not: a state not held in memory).
+    pub min_hashes: Option<[u64; 2]>,
     /// The last height persisted and its root.
     pub height: Option<(u64, [u8; 32])>,
     /// Blocks at or below the height the state already held (a resumed datadir), skipped.
@@ -346,6 +360,19 @@ impl<'s> BinaryReplayer<'s> {
             }
         };
         r.keys_written = writes.len();
+        // The least hash counts, outside the timed phases: the touched paths in the pre-state
+        // tree now, the changed ones in the post-state tree after the writes.
+        let touched: Vec<&[u8]> = claims.iter().map(|c| c.key).collect();
+        let changed: Vec<&[u8]> = claims
+            .iter()
+            .filter(|c| match c.write {
+                WriteRef::Unchanged => false,
+                WriteRef::Set(v) => c.pre != Some(v),
+                WriteRef::Delete => c.pre.is_some(),
+            })
+            .map(|c| c.key)
+            .collect();
+        let pre_paths = self.state.path_nodes(&touched)?;
         if verified.post_root != b.state_root {
             r.fail(
                 RULE_WITNESS_POST_ROOT,
@@ -371,6 +398,8 @@ impl<'s> BinaryReplayer<'s> {
         r.apply_us = t.elapsed().as_micros() as u64;
         r.apply_hashes = self.state.hash_count().saturating_sub(hashes);
         r.post_root = Some(post);
+        r.apply_min_hashes = self.state.path_nodes(&changed)?;
+        r.verify_min_hashes = pre_paths.zip(r.apply_min_hashes).map(|(a, b)| a + b);
         if post != b.state_root {
             r.fail(
                 RULE_STATE_ROOT,
@@ -399,6 +428,18 @@ impl<'s> BinaryReplayer<'s> {
         {
             *s += v;
         }
+        tot.hashes[0] += r.verify_hashes;
+        tot.hashes[1] += r.apply_hashes;
+        tot.min_hashes = match (
+            tot.blocks,
+            tot.min_hashes,
+            r.verify_min_hashes,
+            r.apply_min_hashes,
+        ) {
+            (1, _, Some(v), Some(a)) => Some([v, a]),
+            (_, Some([tv, ta]), Some(v), Some(a)) => Some([tv + v, ta + a]),
+            _ => None,
+        };
         tot.height = Some((b.number, post));
         Ok(r)
     }
@@ -444,6 +485,10 @@ impl<'s> BinaryReplayer<'s> {
             "verify_us": t.phase_us[1],
             "apply_us": t.phase_us[2],
             "write_us": t.phase_us[3],
+            "verify_hashes": t.hashes[0],
+            "apply_hashes": t.hashes[1],
+            "verify_min_hashes": t.min_hashes.map(|m| m[0]),
+            "apply_min_hashes": t.min_hashes.map(|m| m[1]),
             "height": t.height.map(|h| h.0),
             "root": t.height.map(|h| to_hex(&h.1)),
             "seconds": secs,
@@ -453,8 +498,16 @@ impl<'s> BinaryReplayer<'s> {
     /// The summary of the run as one line.
     pub fn summary_line(&self, secs: f64) -> String {
         let t = &self.totals;
+        let ratios = match t.min_hashes {
+            Some([v, a]) if v > 0 && a > 0 => format!(
+                " (hashes ÷ the least: verify {:.3}, apply+root {:.3})",
+                t.hashes[0] as f64 / v as f64,
+                t.hashes[1] as f64 / a as f64
+            ),
+            _ => String::new(),
+        };
         format!(
-            "{} blocks on {}/{} ({} keys read, {} written, {} witness bytes) in {secs:.2} s: decode {:.1} ms, verify {:.1} ms, apply+root {:.1} ms; height {}, root {}",
+            "{} blocks on {}/{} ({} keys read, {} written, {} witness bytes) in {secs:.2} s: decode {:.1} ms, verify {:.1} ms, apply+root {:.1} ms{ratios}; height {}, root {}",
             t.blocks,
             self.state.kind().tree(),
             self.state.kind().hash(),

@@ -87,6 +87,23 @@ fn every_tree_replays_its_chain_block_by_block() {
             assert!(r.keys_read > r.keys_written);
             assert!(r.proof_bytes > 0 && r.proof_bytes < r.witness_bytes);
             assert!(r.verify_hashes > 0 && r.apply_hashes > 0);
+            // The least hash counts: the tree's rehash is exactly the changed paths on
+            // EIP-7864, at most one more a new key on EIP-8297 (a shortened prefix); the
+            // verifier hashes at least the touched and the changed paths.
+            let (Some(apply_min), Some(verify_min)) = (r.apply_min_hashes, r.verify_min_hashes)
+            else {
+                panic!("{kind:?}: a state in memory reports the least hash counts: {r:?}");
+            };
+            if kind == BinaryKind::Eip8297 {
+                assert!(apply_min <= r.apply_hashes, "{kind:?}: {r:?}");
+                assert!(r.apply_hashes <= apply_min + r.keys_written as u64, "{r:?}");
+            } else {
+                assert_eq!(r.apply_hashes, apply_min, "{kind:?}: {r:?}");
+            }
+            assert!(
+                verify_min > apply_min && r.verify_hashes >= verify_min,
+                "{kind:?}: {r:?}"
+            );
         }
         assert_ne!(reports[0].pre_root, reports[2].post_root);
     }
