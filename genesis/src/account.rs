@@ -8,7 +8,7 @@ use verkle::U256;
 use super::error::*;
 
 /// Decodes hex with an optional `0x` prefix (odd length allowed: a leading zero nibble).
-pub(super) fn hex_bytes(s: &str) -> Result<Vec<u8>, FieldError> {
+pub fn hex_bytes(s: &str) -> Result<Vec<u8>, FieldError> {
     let h = s
         .strip_prefix("0x")
         .or_else(|| s.strip_prefix("0X"))
@@ -37,7 +37,7 @@ pub(super) fn hex_fixed<const N: usize>(s: &str) -> Result<[u8; N], FieldError> 
 }
 
 /// Up to 32 bytes of hex, left-padded (geth's genesis storage keys and values).
-pub(super) fn hex_word(s: &str) -> Result<[u8; 32], FieldError> {
+pub fn hex_word(s: &str) -> Result<[u8; 32], FieldError> {
     let b = hex_bytes(s)?;
     if b.len() > 32 {
         return Err(FieldError::TooLong {
@@ -51,7 +51,7 @@ pub(super) fn hex_word(s: &str) -> Result<[u8; 32], FieldError> {
 }
 
 /// A number given as a decimal or `0x` string, or as a JSON integer.
-pub(super) fn number(v: &Json) -> Result<U256, FieldError> {
+pub fn number(v: &Json) -> Result<U256, FieldError> {
     match v {
         Json::String(s) => Ok(U256::parse(s)?),
         Json::Number(n) => n.as_u64().map(U256::from_u64).ok_or(FieldError::WrongType {

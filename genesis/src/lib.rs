@@ -23,9 +23,12 @@ pub mod fuzz;
 mod leaves;
 mod stream;
 
+pub use account::{hex_bytes, hex_word, number};
 pub use csv::{parse_leaf_csv, read_key_value_lines, LineError, LineShape};
 pub use error::{FieldError, ImportError};
-pub use stream::{stream_genesis_leaves, StreamCounts, STREAM_BATCH_ACCOUNTS};
+pub use stream::{
+    stream_genesis_accounts, stream_genesis_leaves, StreamCounts, STREAM_BATCH_ACCOUNTS,
+};
 
 use serde_json::{Map, Value as Json};
 

@@ -52,7 +52,7 @@ where
     E: From<ImportError>,
     F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
 {
-    let mut streamer = Streamer {
+    let mut batches = Batches {
         layout,
         source_name,
         batch_accounts: batch_accounts.max(1),
@@ -60,6 +60,38 @@ where
         pending_leaves: 0,
         sink,
         counts: StreamCounts::default(),
+    };
+    stream_genesis_accounts(reader, source_name, |name, body| batches.push(name, body))?;
+    batches.flush()?;
+    Ok(batches.counts)
+}
+
+/// The `alloc` entries of a genesis file read as a stream, each handed to `on_account` as
+/// its name (the address as written) and its JSON body, in file order, before the next one
+/// is read: memory is bounded by one account. Returns the number of accounts handed out.
+///
+/// The document's shape is checked as [`stream_genesis_leaves`] checks it (a geth genesis
+/// with an `alloc`, or a bare alloc; two `alloc` keys, accounts beside an `alloc`, a bare
+/// alloc's key that is not a 20-byte address and a top level or `alloc` that is not an object
+/// are [`ImportError`]s naming `source_name`; a JSON syntax error carries serde's line and
+/// column). The body is not checked: that is the caller's, with the field readers of this
+/// crate ([`hex_bytes`](crate::hex_bytes), [`hex_word`](crate::hex_word),
+/// [`number`](crate::number)). The first error, the document's or `on_account`'s, stops
+/// the stream and is returned.
+pub fn stream_genesis_accounts<R, E, F>(
+    reader: R,
+    source_name: &str,
+    on_account: F,
+) -> Result<u64, E>
+where
+    R: std::io::Read,
+    E: From<ImportError>,
+    F: FnMut(&str, &Json) -> Result<(), E>,
+{
+    let mut streamer = Streamer {
+        source_name,
+        on_account,
+        accounts: 0,
         stop: None,
     };
     let buffered = std::io::BufReader::with_capacity(1 << 20, reader);
@@ -75,12 +107,11 @@ where
             }),
         });
     }
-    streamer.flush().map_err(|()| streamer.take_stop())?;
-    Ok(streamer.counts)
+    Ok(streamer.accounts)
 }
 
-/// The state of [`stream_genesis_leaves`] while serde drives it.
-pub(super) struct Streamer<'a, E, F> {
+/// Accounts parsed and gathered into batches of leaves for [`stream_genesis_leaves`].
+struct Batches<'a, F> {
     layout: Layout,
     source_name: &'a str,
     batch_accounts: usize,
@@ -89,6 +120,56 @@ pub(super) struct Streamer<'a, E, F> {
     pending_leaves: usize,
     sink: F,
     counts: StreamCounts,
+}
+
+impl<F> Batches<'_, F> {
+    fn push<E>(&mut self, name: &str, body: &Json) -> Result<(), E>
+    where
+        E: From<ImportError>,
+        F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
+    {
+        let a = parse_account(name, body).map_err(|(field, reason)| {
+            E::from(ImportError::Account {
+                source_name: self.source_name.to_owned(),
+                account: name.to_owned(),
+                field,
+                reason,
+            })
+        })?;
+        self.pending_leaves += 4 + a.code.len() / 31 + 1 + a.storage.len();
+        self.pending.push(a);
+        self.counts.accounts += 1;
+        if self.pending.len() >= self.batch_accounts
+            || self.pending_leaves >= self.batch_accounts.saturating_mul(4)
+        {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush<E>(&mut self) -> Result<(), E>
+    where
+        E: From<ImportError>,
+        F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
+    {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let accounts = std::mem::take(&mut self.pending);
+        self.pending_leaves = 0;
+        let leaves = parsed_leaves(&accounts, self.layout, self.source_name).map_err(E::from)?;
+        drop(accounts);
+        self.counts.leaves += leaves.len() as u64;
+        self.counts.batches += 1;
+        (self.sink)(leaves)
+    }
+}
+
+/// The state of [`stream_genesis_accounts`] while serde drives it.
+pub(super) struct Streamer<'a, E, F> {
+    source_name: &'a str,
+    on_account: F,
+    accounts: u64,
     /// Why the stream stopped (serde only sees a placeholder error).
     stop: Option<E>,
 }
@@ -96,20 +177,11 @@ pub(super) struct Streamer<'a, E, F> {
 impl<E, F> Streamer<'_, E, F>
 where
     E: From<ImportError>,
-    F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
+    F: FnMut(&str, &Json) -> Result<(), E>,
 {
     fn fail(&mut self, e: E) -> Result<(), ()> {
         self.stop = Some(e);
         Err(())
-    }
-
-    fn take_stop(&mut self) -> E {
-        self.stop.take().unwrap_or_else(|| {
-            E::from(ImportError::Shape {
-                source_name: self.source_name.to_owned(),
-                what: "import stopped",
-            })
-        })
     }
 
     fn shape(&mut self, what: &'static str) -> Result<(), ()> {
@@ -120,46 +192,12 @@ where
         self.fail(E::from(e))
     }
 
-    fn push(&mut self, name: String, body: &Json) -> Result<(), ()> {
-        match parse_account(&name, body) {
-            Ok(a) => {
-                self.pending_leaves += 4 + a.code.len() / 31 + 1 + a.storage.len();
-                self.pending.push(a);
-                self.counts.accounts += 1;
-                if self.pending.len() >= self.batch_accounts
-                    || self.pending_leaves >= self.batch_accounts.saturating_mul(4)
-                {
-                    self.flush()?;
-                }
+    fn push(&mut self, name: &str, body: &Json) -> Result<(), ()> {
+        match (self.on_account)(name, body) {
+            Ok(()) => {
+                self.accounts += 1;
                 Ok(())
             }
-            Err((field, reason)) => {
-                let e = ImportError::Account {
-                    source_name: self.source_name.to_owned(),
-                    account: name,
-                    field,
-                    reason,
-                };
-                self.fail(E::from(e))
-            }
-        }
-    }
-
-    fn flush(&mut self) -> Result<(), ()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let accounts = std::mem::take(&mut self.pending);
-        self.pending_leaves = 0;
-        let leaves = match parsed_leaves(&accounts, self.layout, self.source_name) {
-            Ok(l) => l,
-            Err(e) => return self.fail(E::from(e)),
-        };
-        drop(accounts);
-        self.counts.leaves += leaves.len() as u64;
-        self.counts.batches += 1;
-        match (self.sink)(leaves) {
-            Ok(()) => Ok(()),
             Err(e) => self.fail(e),
         }
     }
@@ -203,7 +241,7 @@ pub(super) struct TopVisitor<'s, 'a, E, F>(&'s mut Streamer<'a, E, F>);
 impl<'de, E, F> serde::de::Visitor<'de> for TopVisitor<'_, '_, E, F>
 where
     E: From<ImportError>,
-    F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
+    F: FnMut(&str, &Json) -> Result<(), E>,
 {
     type Value = ();
 
@@ -238,7 +276,7 @@ where
                     Ok(_) => {
                         let body: Json = map.next_value()?;
                         top_accounts = true;
-                        self.0.push(key, &body).map_err(stopped)?;
+                        self.0.push(&key, &body).map_err(stopped)?;
                     }
                     Err(e) => {
                         if bad_key.is_none() {
@@ -270,7 +308,7 @@ pub(super) struct AllocSeed<'s, 'a, E, F>(&'s mut Streamer<'a, E, F>);
 impl<'de, E, F> serde::de::DeserializeSeed<'de> for AllocSeed<'_, '_, E, F>
 where
     E: From<ImportError>,
-    F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
+    F: FnMut(&str, &Json) -> Result<(), E>,
 {
     type Value = ();
 
@@ -284,7 +322,7 @@ pub(super) struct AllocVisitor<'s, 'a, E, F>(&'s mut Streamer<'a, E, F>);
 impl<'de, E, F> serde::de::Visitor<'de> for AllocVisitor<'_, '_, E, F>
 where
     E: From<ImportError>,
-    F: FnMut(Vec<(TreeKey, Value)>) -> Result<(), E>,
+    F: FnMut(&str, &Json) -> Result<(), E>,
 {
     type Value = ();
 
@@ -297,7 +335,7 @@ where
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(name) = map.next_key::<String>()? {
             let body: Json = map.next_value()?;
-            self.0.push(name, &body).map_err(stopped)?;
+            self.0.push(&name, &body).map_err(stopped)?;
         }
         Ok(())
     }

@@ -2,18 +2,17 @@
 //! object; plain, gzip or zstd) embedded in the tree ([`super::embed::account_entries`]) and
 //! written at height 0. The same document gives the Verkle genesis (`crate::genesis`).
 //!
-//! The document is read as a stream: accounts are parsed one at a time and their entries
-//! applied in batches of [`BATCH_ACCOUNTS`] accounts, so memory is bounded by a batch, not by
-//! the file.
+//! The document is read as a stream ([`genesis::stream_genesis_accounts`], which checks its
+//! shape as the Verkle genesis does): accounts are parsed one at a time with the `genesis`
+//! crate's field readers and their entries applied in batches of [`BATCH_ACCOUNTS`] accounts,
+//! so memory is bounded by a batch, not by the file.
 
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
 use bintree::eip8297::state::Account;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value as Json;
-use verkle::U256;
 
 use super::embed::account_entries;
 use super::{BinaryKind, BinaryState};
@@ -40,46 +39,20 @@ pub struct BinaryGenesis {
     pub ms: f64,
 }
 
-fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    let h = s
-        .strip_prefix("0x")
-        .or_else(|| s.strip_prefix("0X"))
-        .unwrap_or(s);
-    let padded;
-    let h = if h.len() % 2 == 1 {
-        padded = format!("0{h}");
-        padded.as_str()
-    } else {
-        h
-    };
-    hex::decode(h).map_err(|e| format!("not hex: {e}"))
-}
-
+/// A hex string field, as [`genesis::hex_word`] reads it (up to 32 bytes, left-padded).
 fn word(v: &Json) -> Result<[u8; 32], String> {
     let s = v.as_str().ok_or("expected a hex string")?;
-    let b = hex_bytes(s)?;
-    if b.len() > 32 {
-        return Err(format!("{} bytes, at most 32", b.len()));
-    }
-    let mut w = [0u8; 32];
-    w[32 - b.len()..].copy_from_slice(&b);
-    Ok(w)
+    genesis::hex_word(s).map_err(|e| e.to_string())
 }
 
-fn number(v: &Json) -> Result<U256, String> {
-    match v {
-        Json::String(s) => U256::parse(s).map_err(|e| e.to_string()),
-        Json::Number(n) => n
-            .as_u64()
-            .map(U256::from_u64)
-            .ok_or_else(|| format!("{n} is not a non-negative integer")),
-        _ => Err("expected a number string or an integer".into()),
-    }
-}
-
-/// One `alloc` entry as an account; errors name the field.
+/// One `alloc` entry as an account; errors name the field. The fields are read as the Verkle
+/// genesis reads them (the `genesis` crate's readers), into the binary trees' account: the
+/// balance may be absent (zero) and must fit the 16 bytes of basic data, `null` code and
+/// storage are none, and storage keeps every slot as written (each tree's embedding decides
+/// what a zero value means).
 pub fn parse_account(name: &str, body: &Json) -> Result<Account, (&'static str, String)> {
-    let address: [u8; 20] = hex_bytes(name)
+    let address: [u8; 20] = genesis::hex_bytes(name)
+        .map_err(|e| e.to_string())
         .and_then(|b| {
             b.try_into()
                 .map_err(|b: Vec<u8>| format!("{} bytes, expected 20", b.len()))
@@ -88,11 +61,12 @@ pub fn parse_account(name: &str, body: &Json) -> Result<Account, (&'static str, 
     let body = body
         .as_object()
         .ok_or(("account", "expected an object".to_string()))?;
+    let number =
+        |field: &'static str, v: &Json| genesis::number(v).map_err(|e| (field, e.to_string()));
     let balance = match body.get("balance") {
         None => 0,
         Some(v) => {
-            let n = number(v).map_err(|e| ("balance", e))?;
-            let b = n.to_be_bytes();
+            let b = number("balance", v)?.to_be_bytes();
             if b[..16].iter().any(|&x| x != 0) {
                 return Err(("balance", "above 2^128 − 1 (16 bytes in basic data)".into()));
             }
@@ -103,8 +77,7 @@ pub fn parse_account(name: &str, body: &Json) -> Result<Account, (&'static str, 
     };
     let nonce = match body.get("nonce") {
         None => 0,
-        Some(v) => number(v)
-            .map_err(|e| ("nonce", e))?
+        Some(v) => number("nonce", v)?
             .to_u64()
             .ok_or(("nonce", "above 2^64 − 1".to_string()))?,
     };
@@ -114,7 +87,7 @@ pub fn parse_account(name: &str, body: &Json) -> Result<Account, (&'static str, 
             let s = v
                 .as_str()
                 .ok_or(("code", "expected a hex string".to_string()))?;
-            hex_bytes(s).map_err(|e| ("code", e))?
+            genesis::hex_bytes(s).map_err(|e| ("code", e.to_string()))?
         }
     };
     let mut storage = Vec::new();
@@ -122,7 +95,7 @@ pub fn parse_account(name: &str, body: &Json) -> Result<Account, (&'static str, 
         None | Some(Json::Null) => {}
         Some(Json::Object(slots)) => {
             for (k, v) in slots {
-                let slot = word(&Json::String(k.clone())).map_err(|e| ("storage key", e))?;
+                let slot = genesis::hex_word(k).map_err(|e| ("storage key", e.to_string()))?;
                 storage.push((slot, word(v).map_err(|e| ("storage value", e))?));
             }
         }
@@ -146,34 +119,21 @@ struct Sink<'s> {
     in_batch: usize,
     accounts: usize,
     entries: usize,
-    /// Why the stream stopped (serde carries only a placeholder).
-    stop: Option<anyhow::Error>,
 }
 
 impl Sink<'_> {
-    fn fail(&mut self, e: anyhow::Error) -> Result<(), ()> {
-        self.stop = Some(e);
-        Err(())
-    }
-
-    fn account(&mut self, address: &str, body: &Json) -> Result<(), ()> {
+    fn account(&mut self, address: &str, body: &Json) -> Result<()> {
         let name = self.name;
-        let a = match parse_account(address, body) {
-            Ok(a) => a,
-            Err((field, reason)) => {
-                return self.fail(anyhow!(
-                    "{name}: account {address}: field {field}: {reason}"
-                ))
-            }
-        };
-        match account_entries(self.kind, &a) {
-            Ok(entries) => self.batch.extend(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, bintree::witness::Write::Set(v))),
-            ),
-            Err(e) => return self.fail(e.context(format!("{name}: account {address}"))),
-        }
+        let a = parse_account(address, body).map_err(|(field, reason)| {
+            anyhow!("{name}: account {address}: field {field}: {reason}")
+        })?;
+        let entries = account_entries(self.kind, &a)
+            .map_err(|e| e.context(format!("{name}: account {address}")))?;
+        self.batch.extend(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k, bintree::witness::Write::Set(v))),
+        );
         self.accounts += 1;
         self.in_batch += 1;
         if self.in_batch >= BATCH_ACCOUNTS {
@@ -182,86 +142,14 @@ impl Sink<'_> {
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), ()> {
+    fn flush(&mut self) -> Result<()> {
         let batch = std::mem::take(&mut self.batch);
         self.in_batch = 0;
         self.entries += batch.len();
-        match self.state.apply(&batch) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let name = self.name;
-                self.fail(e.context(format!("{name}: writing the genesis")))
-            }
-        }
-    }
-}
-
-fn stopped<X: serde::de::Error>(_: ()) -> X {
-    X::custom("genesis import stopped")
-}
-
-/// The top level: a geth genesis (accounts under `alloc`, other keys skipped) or a bare
-/// alloc (address keys at the top level).
-struct Top<'a, 's>(&'a mut Sink<'s>);
-
-impl<'de> Visitor<'de> for Top<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a genesis object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let (mut alloc, mut top) = (false, false);
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "alloc" {
-                if alloc || top {
-                    let name = self.0.name;
-                    return self
-                        .0
-                        .fail(anyhow!(
-                            "{name}: two `alloc` keys, or accounts beside `alloc`"
-                        ))
-                        .map_err(stopped);
-                }
-                alloc = true;
-                map.next_value_seed(Alloc(&mut *self.0))?;
-            } else if !alloc && (key.starts_with("0x") || key.starts_with("0X")) {
-                top = true;
-                let body: Json = map.next_value()?;
-                self.0.account(&key, &body).map_err(stopped)?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The `alloc` object.
-struct Alloc<'a, 's>(&'a mut Sink<'s>);
-
-impl<'de> DeserializeSeed<'de> for Alloc<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Alloc<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an alloc object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<String>()? {
-            let body: Json = map.next_value()?;
-            self.0.account(&key, &body).map_err(stopped)?;
-        }
-        Ok(())
+        let name = self.name;
+        self.state
+            .apply(&batch)
+            .map_err(|e| e.context(format!("{name}: writing the genesis")))
     }
 }
 
@@ -283,27 +171,9 @@ pub fn init_binary_genesis(state: &mut dyn BinaryState, path: &Path) -> Result<B
         in_batch: 0,
         accounts: 0,
         entries: 0,
-        stop: None,
     };
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let read = (&mut de)
-        .deserialize_map(Top(&mut sink))
-        .and_then(|()| de.end());
-    if let Err(e) = read {
-        return Err(match sink.stop.take() {
-            Some(stop) => stop,
-            None => match e.io_error_kind() {
-                Some(_) => anyhow!(e).context(format!("{name}: cannot read")),
-                None => anyhow!(e).context(format!("{name}: not a genesis document")),
-            },
-        });
-    }
-    if sink.flush().is_err() {
-        return Err(sink
-            .stop
-            .take()
-            .unwrap_or_else(|| anyhow!("{name}: writing the genesis")));
-    }
+    genesis::stream_genesis_accounts(reader, &name, |address, body| sink.account(address, body))?;
+    sink.flush()?;
     let (accounts, entries) = (sink.accounts, sink.entries);
     let root = state.root()?;
     let kind_name = format!("{}/{}", kind.tree(), kind.hash());
@@ -421,6 +291,11 @@ mod tests {
             "[1,2]",
             r#"{"alloc":{"0x11":{}"#,
             r#"{"alloc":{},"alloc":{}}"#,
+            // The shape checks the Verkle genesis makes: a bare alloc's keys are addresses,
+            // the top level is an object, accounts do not stand beside an `alloc`.
+            r#"{"config":{"chainId":1}}"#,
+            "7",
+            r#"{"0x1111111111111111111111111111111111111111":{"balance":"1"},"alloc":{}}"#,
         ]
         .iter()
         .enumerate()
