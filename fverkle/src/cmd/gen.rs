@@ -177,41 +177,78 @@ fn run_binary(
         genesis_s,
         ..
     } = generate_binary(config, kind.binary(), &args.out, genesis_out)?;
-    let secs = t.elapsed().as_secs_f64();
-    if json {
-        let line = serde_json::json!({
-            "out": args.out.display().to_string(),
-            "genesis": genesis_out.display().to_string(),
-            "tree": kind.tree(),
-            "hash": kind.hash(),
-            "blocks": args.blocks,
-            "keys_written": written,
-            "root": to_hex(&root),
-            "genesis_seconds": genesis_s,
-            "seconds": secs,
-        });
-        writeln!(out, "{line}")?;
-    } else {
-        writeln!(
-            out,
-            "wrote {} blocks on {}/{} ({written} keys written) to {} and the genesis to {} in {secs:.1} s; final root {}",
-            args.blocks,
-            kind.tree(),
-            kind.hash(),
-            args.out.display(),
-            genesis_out.display(),
-            to_hex(&root)
-        )?;
-        writeln!(
-            out,
-            "replay it: fverkle replay --tree {} --hash {} --genesis {} {}",
-            kind.tree(),
-            kind.hash(),
-            genesis_out.display(),
-            args.out.display()
-        )?;
-    }
+    let summary = Summary {
+        args,
+        genesis_out,
+        written,
+        root,
+        genesis_s,
+        secs: t.elapsed().as_secs_f64(),
+    };
+    let tree = serde_json::json!({"tree": kind.tree(), "hash": kind.hash()});
+    let label = format!(" on {}/{}", kind.tree(), kind.hash());
+    let replay = format!(
+        "--tree {} --hash {} --genesis {} {}",
+        kind.tree(),
+        kind.hash(),
+        genesis_out.display(),
+        args.out.display()
+    );
+    summary.print(out, json, tree, &label, &replay)?;
     Ok(Outcome::Ok)
+}
+
+/// What a generation wrote, as its summary prints it.
+struct Summary<'a> {
+    args: &'a Args,
+    genesis_out: &'a Path,
+    written: u64,
+    root: [u8; 32],
+    genesis_s: f64,
+    secs: f64,
+}
+
+impl Summary<'_> {
+    /// One JSON object (with the tree's own `fields`), or a line (the tree named by `label`)
+    /// and the replay command's arguments `replay`.
+    fn print(
+        &self,
+        out: &mut impl Write,
+        json: bool,
+        fields: serde_json::Value,
+        label: &str,
+        replay: &str,
+    ) -> Result<()> {
+        let (args, genesis_out, written, secs) =
+            (self.args, self.genesis_out, self.written, self.secs);
+        if json {
+            let mut line = serde_json::json!({
+                "out": args.out.display().to_string(),
+                "genesis": genesis_out.display().to_string(),
+                "blocks": args.blocks,
+                "keys_written": written,
+                "root": to_hex(&self.root),
+                "genesis_seconds": self.genesis_s,
+                "seconds": secs,
+            });
+            if let (Some(line), serde_json::Value::Object(fields)) = (line.as_object_mut(), fields)
+            {
+                line.extend(fields);
+            }
+            writeln!(out, "{line}")?;
+        } else {
+            writeln!(
+                out,
+                "wrote {} blocks{label} ({written} keys written) to {} and the genesis to {} in {secs:.1} s; final root {}",
+                args.blocks,
+                args.out.display(),
+                genesis_out.display(),
+                to_hex(&self.root)
+            )?;
+            writeln!(out, "replay it: fverkle replay {replay}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Runs the subcommand.
@@ -245,40 +282,26 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
         args.state_dir.as_deref(),
         args.format,
     )?;
-    let secs = t.elapsed().as_secs_f64();
-    if json {
-        let line = serde_json::json!({
-            "out": args.out.display().to_string(),
-            "genesis": genesis_out.display().to_string(),
-            "layout": args.layout.name(),
-            "blocks": args.blocks,
-            "keys_written": written,
-            "root": to_hex(&root),
-            "genesis_seconds": genesis_s,
-            "seconds": secs,
-        });
-        writeln!(out, "{line}")?;
+    let summary = Summary {
+        args,
+        genesis_out: &genesis_out,
+        written,
+        root,
+        genesis_s,
+        secs: t.elapsed().as_secs_f64(),
+    };
+    let diffs = if args.format == GenFormat::PrestateDiff {
+        "--diffs "
     } else {
-        writeln!(
-            out,
-            "wrote {} blocks ({written} keys written) to {} and the genesis to {} in {secs:.1} s; final root {}",
-            args.blocks,
-            args.out.display(),
-            genesis_out.display(),
-            to_hex(&root)
-        )?;
-        let diffs = if args.format == GenFormat::PrestateDiff {
-            "--diffs "
-        } else {
-            ""
-        };
-        writeln!(
-            out,
-            "replay it: fverkle replay --genesis {} --layout {} {diffs}{}",
-            genesis_out.display(),
-            args.layout.name(),
-            args.out.display()
-        )?;
-    }
+        ""
+    };
+    let replay = format!(
+        "--genesis {} --layout {} {diffs}{}",
+        genesis_out.display(),
+        args.layout.name(),
+        args.out.display()
+    );
+    let layout = serde_json::json!({"layout": args.layout.name()});
+    summary.print(out, json, layout, "", &replay)?;
     Ok(Outcome::Ok)
 }

@@ -16,13 +16,13 @@ use chain::datadir::open_state_with;
 use chain::genesis::{init_genesis, GenesisOutcome, GenesisSpec};
 use chain::hexarg::to_hex;
 use chain::import::{diffs, eest};
-use chain::replayer::{Ended, Replayer};
+use chain::replayer::{BlockReport, Ended, Replayer};
 use chain::state::{Mode, State};
 
 use chain::binary::carry::carry_export;
 use chain::binary::genesis::init_binary_genesis;
 use chain::binary::memory::in_memory;
-use chain::binary::replay::BinaryReplayer;
+use chain::binary::replay::{BinaryBlockReport, BinaryReplayer};
 use chain::binary::rocks::RocksBinaryState;
 use chain::binary::{BinaryKind, BinaryState};
 
@@ -120,6 +120,68 @@ pub struct Reporting<'a> {
 }
 
 /// With `--json` and per-block reports, the line of a genesis this run wrote.
+/// A block's report as the replay prints it: Verkle's and the binary trees'.
+trait BlockLine {
+    fn ok(&self) -> bool;
+    fn number(&self) -> u64;
+    fn json(&self) -> serde_json::Value;
+    fn line(&self) -> String;
+}
+
+impl BlockLine for BlockReport {
+    fn ok(&self) -> bool {
+        self.ok
+    }
+    fn number(&self) -> u64 {
+        self.number
+    }
+    fn json(&self) -> serde_json::Value {
+        self.to_json()
+    }
+    fn line(&self) -> String {
+        self.to_line()
+    }
+}
+
+impl BlockLine for BinaryBlockReport {
+    fn ok(&self) -> bool {
+        self.ok
+    }
+    fn number(&self) -> u64 {
+        self.number
+    }
+    fn json(&self) -> serde_json::Value {
+        self.to_json()
+    }
+    fn line(&self) -> String {
+        self.to_line()
+    }
+}
+
+/// Prints a block's report (every block's with `per_block`, a failed block's always) and
+/// counts an applied block on the progress bar.
+fn print_block(
+    out: &mut dyn Write,
+    json: bool,
+    per_block: bool,
+    progress: &mut Progress,
+    r: &impl BlockLine,
+) -> std::io::Result<()> {
+    if per_block || !r.ok() {
+        progress.suspend(|| {
+            if json {
+                writeln!(out, "{}", r.json())
+            } else {
+                writeln!(out, "{}", r.line())
+            }
+        })?;
+    }
+    if r.ok() {
+        progress.inc(|| format!("block {}", r.number()));
+    }
+    Ok(())
+}
+
 fn genesis_line(out: &mut dyn Write, spec: &GenesisSpec, genesis: &GenesisOutcome) -> Result<()> {
     let line = serde_json::json!({
         "genesis": spec.path.display().to_string(),
@@ -156,22 +218,8 @@ pub fn replay_into(
         replayer.write_proofs(dir)?;
     }
     let mut progress = Progress::new("replay", None);
-    // Prints a report: an applied block's with `per_block` (and counts it), a mismatch
-    // always.
     let ended = replayer.replay_export(blocks, &mut |r| {
-        if per_block || !r.ok {
-            progress.suspend(|| {
-                if json {
-                    writeln!(out, "{}", r.to_json())
-                } else {
-                    writeln!(out, "{}", r.to_line())
-                }
-            })?;
-        }
-        if r.ok {
-            progress.inc(|| format!("block {}", r.number));
-        }
-        Ok(())
+        print_block(out, json, per_block, &mut progress, r)
     })?;
     progress.finish();
     let outcome = match ended {
@@ -252,19 +300,7 @@ pub fn replay_binary(
     let mut replayer = BinaryReplayer::new(state.as_mut());
     let mut progress = Progress::new("replay", None);
     let ended = replayer.replay_export(blocks, &mut |r| {
-        if per_block || !r.ok {
-            progress.suspend(|| {
-                if json {
-                    writeln!(out, "{}", r.to_json())
-                } else {
-                    writeln!(out, "{}", r.to_line())
-                }
-            })?;
-        }
-        if r.ok {
-            progress.inc(|| format!("block {}", r.number));
-        }
-        Ok(())
+        Ok(print_block(out, json, per_block, &mut progress, r)?)
     })?;
     progress.finish();
     let secs = start.elapsed().as_secs_f64();
