@@ -17,31 +17,7 @@ use bintree::witness::Write;
 use bintree::{eip7864, Sha256};
 use chain::binary::rocks::{BinaryConfig, RocksBinaryState};
 use chain::binary::{BinaryKind, BinaryState};
-
-/// SplitMix64: the same keys and values on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn bytes32(&mut self) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        for chunk in out.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes());
-        }
-        out
-    }
-}
+use chain::synth::Rng;
 
 /// Where the state lives.
 enum Store {

@@ -48,16 +48,23 @@ pub struct SynthConfig {
     pub bind_absences: bool,
 }
 
-/// SplitMix64: small, fast, and enough for test data.
-struct Rng(u64);
+/// SplitMix64 over its state: small, fast, and enough for test data; the same seed gives
+/// the same draws on every machine (the synthetic chains, the examples and the tests use it).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
+    /// The next 64 bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, n)` (`n > 0`; the modulo's bias is immaterial for test data).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
     }
 
     /// Uniform in `[0, 1)`.
@@ -76,7 +83,8 @@ impl Rng {
         r.min(n.saturating_sub(1))
     }
 
-    fn bytes32(&mut self) -> [u8; 32] {
+    /// 32 bytes: four draws, little-endian.
+    pub fn bytes32(&mut self) -> [u8; 32] {
         let mut out = [0u8; 32];
         for c in out.chunks_mut(8) {
             c.copy_from_slice(&self.next_u64().to_le_bytes());
