@@ -88,6 +88,17 @@ fn say(
     Ok(())
 }
 
+/// The `compare` step's failure: `who` reached different roots.
+fn roots_differ(out: &mut dyn Write, json: bool, who: &str) -> Result<()> {
+    say(
+        out,
+        json,
+        "compare",
+        serde_json::json!({"ok": false}),
+        format!("  {who} reached different roots"),
+    )
+}
+
 /// What one mode's replay left: its verdict, final root and state.
 struct ModeRun {
     outcome: Outcome,
@@ -266,13 +277,7 @@ fn run_binary(
     let root = run.state.root()?;
     if outcome == Outcome::Ok && root != g.root {
         outcome = Outcome::Invalid;
-        say(
-            out,
-            json,
-            "compare",
-            serde_json::json!({"ok": false}),
-            "  the replay and the generator reached different roots".to_string(),
-        )?;
+        roots_differ(out, json, "the replay and the generator")?;
     }
     if outcome == Outcome::Ok {
         let reads: Vec<(Vec<u8>, bintree::witness::Write)> = g
@@ -442,13 +447,7 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     if let [(_, a), (_, b)] = runs.as_slice() {
         if a.root != b.root {
             outcome = Outcome::Invalid;
-            say(
-                out,
-                json,
-                "compare",
-                serde_json::json!({"ok": false}),
-                "  the two modes reached different roots".to_string(),
-            )?;
+            roots_differ(out, json, "the two modes")?;
         }
     }
     if outcome == Outcome::Ok {
