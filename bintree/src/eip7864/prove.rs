@@ -25,7 +25,7 @@ struct Proof {
 fn cached(node: &Node) -> [u8; 32] {
     match node {
         Node::Empty => [0u8; 32],
-        Node::Internal(internal) => internal.hash.expect("hashed by Tree::root"),
+        Node::Internal(internal) => internal.hash().expect("hashed by Tree::root"),
         Node::Stem(stem) => stem.hash.expect("hashed by Tree::root"),
         Node::Stored(hash) => **hash,
     }

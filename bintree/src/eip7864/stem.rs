@@ -71,6 +71,15 @@ impl StemNode {
         }
     }
 
+    /// Reads a byte of each cache line of the first values and inner hashes (the lines a write
+    /// and the rehash of a stem with few values use), so that a walk over several stems can
+    /// have their loads in flight together.
+    pub(super) fn touch(&self) -> u8 {
+        let values = self.values.iter().take(8).fold(0, |x, slot| x ^ slot.index);
+        let inner = self.inner.iter().step_by(2).take(8);
+        inner.fold(values, |x, &(id, _)| x ^ id)
+    }
+
     /// The present values, by sub-index.
     pub(super) fn values(&self) -> impl ExactSizeIterator<Item = (u8, &[u8; 32])> {
         self.values.iter().map(|slot| (slot.index, &slot.value))
@@ -119,34 +128,11 @@ impl StemNode {
         if let Some(hash) = self.hash {
             return hash;
         }
-        // Level 0: the written leaves, by heap number.
-        let mut level: Vec<(u16, [u8; 32])> = Vec::new();
-        for slot in &mut self.values {
-            if slot.hash.is_none() {
-                *count += 1;
-                let hash = H::hash(&[&slot.value]);
-                slot.hash = Some(hash);
-                level.push((256 + u16::from(slot.index), hash));
-            }
-        }
-        let mut parents: Vec<(u16, [u8; 32])> = Vec::with_capacity(level.len());
-        for _height in 1..=8 {
-            parents.clear();
-            for &(id, _) in &level {
-                let parent = id / 2;
-                if parents.last().is_some_and(|&(p, _)| p == parent) {
-                    continue;
-                }
-                let left = self.child(&level, 2 * parent);
-                let right = self.child(&level, 2 * parent + 1);
-                parents.push((parent, hash_pair::<H>(&left, &right, count)));
-            }
-            for &(id, hash) in &parents {
-                self.store(id as u8, hash);
-            }
-            core::mem::swap(&mut level, &mut parents);
-        }
-        let root = self.cached(1);
+        let values = self.values.len();
+        let root = match self.rehash::<H>(0, values, 1, 8, count) {
+            Some(root) => root,
+            None => self.cached(1),
+        };
         let mut head = [0u8; 32];
         head[..STEM_LENGTH].copy_from_slice(&self.stem);
         let hash = hash_pair::<H>(&head, &root, count);
@@ -154,26 +140,53 @@ impl StemNode {
         hash
     }
 
+    /// Rehashes subtree node `id` at `height` above the leaves, whose span holds the values
+    /// `lo..hi`: the written leaves in it and the inner nodes above them, each once, the
+    /// inner hashes stored. `None` when nothing in the span was written (the cached hash
+    /// stands).
+    fn rehash<H: TreeHash>(
+        &mut self,
+        lo: usize,
+        hi: usize,
+        id: u16,
+        height: u32,
+        count: &mut u64,
+    ) -> Option<[u8; 32]> {
+        let span = self.values.get_mut(lo..hi)?;
+        if span.iter().all(|slot| slot.hash.is_some()) {
+            return None;
+        }
+        if height == 0 {
+            let slot = span.first_mut()?;
+            *count += 1;
+            let hash = H::hash(&[&slot.value]);
+            slot.hash = Some(hash);
+            return Some(hash);
+        }
+        let half = height - 1;
+        let mid = lo + span.partition_point(|slot| (slot.index >> half) & 1 == 0);
+        let mut child = |this: &mut Self, lo: usize, hi: usize, id: u16| {
+            if lo == hi {
+                return [0u8; 32];
+            }
+            if let Some(hash) = this.rehash::<H>(lo, hi, id, half, count) {
+                return hash;
+            }
+            match (half, this.values.get(lo)) {
+                (0, Some(slot)) => slot.hash.unwrap_or_default(),
+                _ => this.cached(id as u8),
+            }
+        };
+        let left = child(self, lo, mid, 2 * id);
+        let right = child(self, mid, hi, 2 * id + 1);
+        let hash = hash_pair::<H>(&left, &right, count);
+        self.store(id as u8, hash);
+        Some(hash)
+    }
+
     /// The hash of subtree node `id` (heap numbering: 1 is the subtree root, `256 + i` the
     /// leaf of sub-index `i`) as of the last [`StemNode::node_hash`]; zero if empty.
     pub(super) fn subtree_hash(&self, id: u16) -> [u8; 32] {
-        if id >= 256 {
-            let index = (id - 256) as u8;
-            return self
-                .values
-                .binary_search_by_key(&index, |slot| slot.index)
-                .ok()
-                .and_then(|i| self.values[i].hash)
-                .unwrap_or([0u8; 32]);
-        }
-        self.cached(id as u8)
-    }
-
-    /// The hash of node `id`: freshly computed on this level, else cached (zero if absent).
-    fn child(&self, level: &[(u16, [u8; 32])], id: u16) -> [u8; 32] {
-        if let Ok(i) = level.binary_search_by_key(&id, |&(n, _)| n) {
-            return level[i].1;
-        }
         if id >= 256 {
             let index = (id - 256) as u8;
             return self

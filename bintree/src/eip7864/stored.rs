@@ -216,7 +216,7 @@ fn child(hash: [u8; 32]) -> Node {
 fn cached(node: &Node) -> [u8; 32] {
     match node {
         Node::Empty => [0u8; 32],
-        Node::Internal(internal) => internal.hash.unwrap_or_default(),
+        Node::Internal(internal) => internal.hash().unwrap_or_default(),
         Node::Stem(stem) => stem.hash.unwrap_or_default(),
         Node::Stored(hash) => **hash,
     }
@@ -283,11 +283,11 @@ fn decode<H: TreeHash>(
             let right = r.hash()?;
             r.end()?;
             let got = hash_pair::<H>(&left, &right, &mut count);
-            let node = Node::Internal(Box::new(Internal {
-                left: child(left),
-                right: child(right),
-                hash: Some(got),
-            }));
+            let node = Node::Internal(Box::new(Internal::new(
+                child(left),
+                child(right),
+                Some(got),
+            )));
             (node, got)
         }
         KIND_STEM => {
@@ -414,7 +414,7 @@ fn count_levels(node: &Node, depth: usize, counts: &mut Vec<usize>) {
 fn evict_below(node: &mut Node, depth: usize, keep: usize) {
     if depth >= keep {
         let hash = match node {
-            Node::Internal(internal) => internal.hash,
+            Node::Internal(internal) => internal.hash(),
             Node::Stem(stem) => stem.hash,
             Node::Empty | Node::Stored(_) => None,
         };

@@ -3,10 +3,14 @@
 //!
 //! A stem node sits at the shallowest depth where its stem is alone (the minimal number of
 //! internal nodes); an internal node may have one empty child, whose hash is 32 zero bytes.
-//! Writes clear the cached hash of every node on the written path; [`Tree::root`] rehashes
-//! those nodes once each, inside a stem's subtree too. With the `parallel` feature, [`Tree::apply`]
-//! and the rehash fork onto rayon threads for the top [`PARALLEL_LEVELS`] levels; each subtree
-//! below (a hypertree) is one unit of work.
+//! A batch ([`Tree::apply`]) walks the written paths once, sorted by key, and rehashes each
+//! node it changes on the way back up, inside a stem's subtree too, while the path is in
+//! cache; below a node with few writes left it first brings their paths' nodes into cache
+//! level by level, so that the loads of different paths overlap. A single write
+//! ([`Tree::insert`]) clears the cached hashes on its path and [`Tree::root`] rehashes those
+//! nodes once each. With the `parallel` feature, the batch and the rehash fork onto rayon
+//! threads for the top [`PARALLEL_LEVELS`] levels; each subtree below (a hypertree) is one
+//! unit of work.
 
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
@@ -18,6 +22,9 @@ use crate::{Error, TreeHash};
 
 /// Levels from the root at which a batch and the rehash fork onto rayon threads.
 pub const PARALLEL_LEVELS: usize = 8;
+/// Writes at most this many below a node: the nodes on their paths are brought into cache
+/// first, level by level ([`warm_paths`]).
+const WARM_WRITES: usize = 64;
 /// Smallest batch slice worth a rayon task.
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN_WRITES: usize = 32;
@@ -33,11 +40,40 @@ pub(super) enum Node {
     Stored(Box<[u8; 32]>),
 }
 
+/// An internal node in one cache line: its children and its hash.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub(super) struct Internal {
     pub(super) left: Node,
     pub(super) right: Node,
-    pub(super) hash: Option<[u8; 32]>,
+    /// The node's hash, or 32 zero bytes while it is to be computed. An internal node has a
+    /// child that is not empty, so its hash is a hash function's output, zero only for a
+    /// preimage of zero; a node decoded from a store with two empty children hashes to zero
+    /// by rule and is recomputed (to zero) whenever asked.
+    hash: [u8; 32],
+}
+
+impl Internal {
+    /// A node over `left` and `right` whose hash is `hash` (`None`: to be computed).
+    pub(super) fn new(left: Node, right: Node, hash: Option<[u8; 32]>) -> Self {
+        Internal {
+            left,
+            right,
+            hash: hash.unwrap_or_default(),
+        }
+    }
+
+    /// The node's hash, if up to date.
+    #[inline]
+    pub(super) fn hash(&self) -> Option<[u8; 32]> {
+        (self.hash != [0u8; 32]).then_some(self.hash)
+    }
+
+    /// Sets the node's hash (`None`: to be computed).
+    #[inline]
+    pub(super) fn set_hash(&mut self, hash: Option<[u8; 32]>) {
+        self.hash = hash.unwrap_or_default();
+    }
 }
 
 /// A write: stem, sub-index, value.
@@ -136,13 +172,21 @@ impl<H: TreeHash> Tree<H> {
     /// Sets the 32-byte `key` to `value` (a zero value is a present leaf, `hash(0^32)`).
     pub fn insert(&mut self, key: &[u8], value: &[u8; 32]) -> Result<(), Error> {
         let (stem, index) = split_key(key)?;
-        let (inserted, _) = apply(&mut self.root, 0, &[(stem, index, *value)], 0);
+        let mut count = 0;
+        let (inserted, _) = apply::<H, false>(
+            &mut self.root,
+            0,
+            &[(stem, index, *value)],
+            0,
+            true,
+            &mut count,
+        );
         self.len += inserted;
         Ok(())
     }
 
-    /// Applies a batch of writes; of several writes to one key the last counts. Every key is
-    /// checked before anything changes.
+    /// Applies a batch of writes and rehashes the nodes they change (each once); of several
+    /// writes to one key the last counts. Every key is checked before anything changes.
     pub fn apply<K, I>(&mut self, writes: I) -> Result<(), Error>
     where
         K: AsRef<[u8]>,
@@ -157,8 +201,10 @@ impl<H: TreeHash> Tree<H> {
         batch.sort_unstable_by(|(a, ai), (b, bi)| (a.0, a.1).cmp(&(b.0, b.1)).then(bi.cmp(ai)));
         batch.dedup_by(|later, earlier| (later.0 .0, later.0 .1) == (earlier.0 .0, earlier.0 .1));
         let ops: Vec<Write> = batch.into_iter().map(|(write, _)| write).collect();
-        let (inserted, _) = apply(&mut self.root, 0, &ops, 0);
+        let mut count = 0;
+        let (inserted, _) = apply::<H, true>(&mut self.root, 0, &ops, 0, false, &mut count);
         self.len += inserted;
+        self.hashes += count;
         Ok(())
     }
 
@@ -226,8 +272,18 @@ impl<H: TreeHash> Tree<H> {
 }
 
 /// Applies writes sorted by (stem, sub-index), distinct, whose stems share bits `..depth`.
-/// Returns (values inserted, whether anything changed).
-fn apply(node: &mut Node, depth: usize, ops: &[Write], level: usize) -> (usize, bool) {
+/// With `REHASH`, every node the writes change is rehashed on the way back up, while the
+/// batch's paths are still in cache (the hashes counted in `count`); without it the changed
+/// nodes are left for [`Tree::root`]. `warm`: the nodes on the writes' paths have been brought
+/// into cache ([`warm_paths`]). Returns (values inserted, whether anything changed).
+fn apply<H: TreeHash, const REHASH: bool>(
+    node: &mut Node,
+    depth: usize,
+    ops: &[Write],
+    level: usize,
+    mut warm: bool,
+    count: &mut u64,
+) -> (usize, bool) {
     let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
         return (0, false);
     };
@@ -241,7 +297,11 @@ fn apply(node: &mut Node, depth: usize, ops: &[Write], level: usize) -> (usize, 
             };
             let single = first.0 == last.0 && existing.is_none_or(|stem| stem == first.0);
             if single {
-                return write_stem(node, ops);
+                let written = write_stem(node, ops);
+                if REHASH && written.1 {
+                    node_hash::<H>(node, level, count);
+                }
+                return written;
             }
             // Two stems or more in this region: an internal node at this depth.
             let mut internal = Box::<Internal>::default();
@@ -254,51 +314,155 @@ fn apply(node: &mut Node, depth: usize, ops: &[Write], level: usize) -> (usize, 
                 }
             }
             *node = Node::Internal(internal);
-            apply(node, depth, ops, level)
+            apply::<H, REHASH>(node, depth, ops, level, warm, count)
         }
         Node::Internal(internal) => {
             let mid = ops.partition_point(|op| bit(&op.0, depth) == 0);
             let (left, right) = ops.split_at(mid);
-            let (l, r) = apply_children(internal, depth, left, right, level);
-            if l.1 || r.1 {
-                internal.hash = None;
+            if ops.len() <= WARM_WRITES && !warm {
+                warm_paths(internal, depth, mid, ops);
+                warm = true;
             }
-            (l.0 + r.0, l.1 || r.1)
+            // The child walked second is needed later (walked, or its hash read): its load
+            // overlaps the walk of the first.
+            if left.is_empty() {
+                prefetch(&internal.left);
+            } else {
+                prefetch(&internal.right);
+            }
+            let (l, r) =
+                apply_children::<H, REHASH>(internal, depth, left, right, level, warm, count);
+            let changed = l.1 || r.1;
+            if changed {
+                internal.set_hash(None);
+                if REHASH {
+                    let (left, right) = children_hashes::<H>(internal, level, count);
+                    internal.set_hash(Some(hash_pair::<H>(&left, &right, count)));
+                }
+            }
+            (l.0 + r.0, changed)
         }
     }
 }
 
+/// Reads the start of a child's node (its cached hash), so that the load is in flight while
+/// the walk goes on elsewhere.
+#[inline(always)]
+fn prefetch(node: &Node) {
+    match node {
+        Node::Internal(internal) => {
+            core::hint::black_box(internal.hash[0]);
+        }
+        Node::Stem(stem) => {
+            core::hint::black_box(stem.hash.is_some());
+        }
+        Node::Empty | Node::Stored(_) => {}
+    }
+}
+
+/// Brings into cache the nodes a batch walks below `internal` (at `depth`, its writes `ops`
+/// split at `mid`): the nodes on the writes' paths, the siblings whose hashes the rehash
+/// reads, and the stems' values. It goes level by level, so the loads of different paths are
+/// in flight together; a walk down one path waits for each node before it can load the next.
+fn warm_paths(internal: &Internal, depth: usize, mid: usize, ops: &[Write]) {
+    let mut level: Vec<(&Internal, usize, usize, &[Write])> = vec![(internal, depth, mid, ops)];
+    let mut next = Vec::new();
+    let mut seen = 0u8;
+    while !level.is_empty() {
+        for (internal, depth, mid, ops) in level.drain(..) {
+            let (left, right) = ops.split_at(mid);
+            for (child, ops) in [(&internal.left, left), (&internal.right, right)] {
+                match child {
+                    Node::Internal(child) if !ops.is_empty() => {
+                        let mid = ops.partition_point(|op| bit(&op.0, depth + 1) == 0);
+                        next.push((&**child, depth + 1, mid, ops));
+                    }
+                    Node::Internal(child) => seen ^= child.hash[0],
+                    Node::Stem(stem) => {
+                        seen ^= u8::from(stem.hash.is_some());
+                        if !ops.is_empty() {
+                            seen ^= stem.touch();
+                        }
+                    }
+                    Node::Empty | Node::Stored(_) => {}
+                }
+            }
+        }
+        core::mem::swap(&mut level, &mut next);
+    }
+    core::hint::black_box(seen);
+}
+
 #[cfg(feature = "parallel")]
-fn apply_children(
+fn apply_children<H: TreeHash, const REHASH: bool>(
     internal: &mut Internal,
     depth: usize,
     left: &[Write],
     right: &[Write],
     level: usize,
+    warm: bool,
+    count: &mut u64,
 ) -> ((usize, bool), (usize, bool)) {
     if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
-        return rayon::join(
-            || apply(&mut internal.left, depth + 1, left, level + 1),
-            || apply(&mut internal.right, depth + 1, right, level + 1),
+        let (mut lc, mut rc) = (0, 0);
+        let out = rayon::join(
+            || {
+                apply::<H, REHASH>(
+                    &mut internal.left,
+                    depth + 1,
+                    left,
+                    level + 1,
+                    warm,
+                    &mut lc,
+                )
+            },
+            || {
+                apply::<H, REHASH>(
+                    &mut internal.right,
+                    depth + 1,
+                    right,
+                    level + 1,
+                    warm,
+                    &mut rc,
+                )
+            },
         );
+        *count += lc + rc;
+        return out;
     }
     (
-        apply(&mut internal.left, depth + 1, left, level + 1),
-        apply(&mut internal.right, depth + 1, right, level + 1),
+        apply::<H, REHASH>(&mut internal.left, depth + 1, left, level + 1, warm, count),
+        apply::<H, REHASH>(
+            &mut internal.right,
+            depth + 1,
+            right,
+            level + 1,
+            warm,
+            count,
+        ),
     )
 }
 
 #[cfg(not(feature = "parallel"))]
-fn apply_children(
+fn apply_children<H: TreeHash, const REHASH: bool>(
     internal: &mut Internal,
     depth: usize,
     left: &[Write],
     right: &[Write],
     level: usize,
+    warm: bool,
+    count: &mut u64,
 ) -> ((usize, bool), (usize, bool)) {
     (
-        apply(&mut internal.left, depth + 1, left, level + 1),
-        apply(&mut internal.right, depth + 1, right, level + 1),
+        apply::<H, REHASH>(&mut internal.left, depth + 1, left, level + 1, warm, count),
+        apply::<H, REHASH>(
+            &mut internal.right,
+            depth + 1,
+            right,
+            level + 1,
+            warm,
+            count,
+        ),
     )
 }
 
@@ -326,12 +490,12 @@ fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8
     match node {
         Node::Empty => [0u8; 32],
         Node::Internal(internal) => {
-            if let Some(hash) = internal.hash {
+            if let Some(hash) = internal.hash() {
                 return hash;
             }
             let (left, right) = children_hashes::<H>(internal, level, count);
             let hash = hash_pair::<H>(&left, &right, count);
-            internal.hash = Some(hash);
+            internal.set_hash(Some(hash));
             hash
         }
         Node::Stem(stem) => stem.node_hash::<H>(count),
@@ -346,7 +510,7 @@ fn children_hashes<H: TreeHash>(
     count: &mut u64,
 ) -> ([u8; 32], [u8; 32]) {
     let dirty = |node: &Node| match node {
-        Node::Internal(i) => i.hash.is_none(),
+        Node::Internal(i) => i.hash().is_none(),
         Node::Stem(s) => s.hash.is_none(),
         Node::Empty | Node::Stored(_) => false,
     };
