@@ -3,9 +3,12 @@
 //! A [`Tree`] holds a key/value set whose root is EIP-8297 `state_root` of that set ("Tree
 //! structure", "Node merkelization", "Insertion and deletion"). Writes clear the cached hash
 //! of every node on the written path; [`Tree::root`] rehashes exactly those nodes, each
-//! once. [`Tree::apply`] takes a whole batch first and, with the `parallel` feature, applies
-//! and rehashes the subtrees below the top [`PARALLEL_LEVELS`] branch levels (hypertrees) on
-//! rayon threads; the root is the same as for the writes applied one by one, in any order.
+//! once. [`Tree::apply`] takes a whole batch first, divides it at the branches' split bits
+//! into groups of a few writes, brings each group's paths into cache level by level (so that
+//! the loads of different paths overlap), applies it and rehashes below it at once; with the
+//! `parallel` feature the subtrees below the top [`PARALLEL_LEVELS`] branch levels
+//! (hypertrees) go to rayon threads. The root is the same as for the writes applied one by
+//! one, in any order.
 
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
@@ -13,6 +16,11 @@ use core::marker::PhantomData;
 use crate::bits::{bit, encode_bit_prefix, first_difference};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
+
+/// A write of a batch: the key, and its value or `None` for a removal.
+type Op<'k> = (&'k [u8], Option<[u8; 32]>);
+/// What a batch did below a node: (keys inserted, keys removed).
+type Applied = Result<(usize, usize), Error>;
 
 /// Longest key, in bytes ("Maximum key length").
 pub const MAX_KEY_LENGTH: usize = 8192;
@@ -26,6 +34,14 @@ pub const PARALLEL_LEVELS: usize = 6;
 /// Smallest batch slice worth a rayon task.
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN_WRITES: usize = 64;
+/// Writes at most this many below a node are applied one by one; a larger batch divides at
+/// the node's split bit.
+const GROUP_WRITES: usize = 64;
+/// Levels from the root down to which a batch divides (a bound on the recursion: a path can
+/// be as deep as the number of keys).
+const DIVIDE_LEVELS: usize = 32;
+/// Levels below a group's node that [`warm_paths`] brings into cache.
+const WARM_LEVELS: usize = 64;
 
 /// A node: absent (only as the root of an empty tree or a moment during a write), a leaf, or
 /// a branch with two non-empty children.
@@ -400,7 +416,10 @@ impl<H: TreeHash> Tree<H> {
                 _ => ops.push((key.as_ref(), *value)),
             }
         }
-        let (inserted, removed) = apply(&mut self.root, 0, &ops, 0)?;
+        let mut count = 0;
+        let applied = apply::<H>(&mut self.root, 0, &ops, 0, &mut count);
+        self.hashes += count;
+        let (inserted, removed) = applied?;
         self.len = self.len + inserted - removed;
         Ok(())
     }
@@ -628,23 +647,26 @@ fn collapse(node: &mut Node) {
     *node = survivor;
 }
 
-/// Applies sorted, distinct writes below `node`; returns (keys inserted, keys removed).
-fn apply(
+/// Applies sorted, distinct writes below `node`, whose prefix starts at bit `start`; returns
+/// (keys inserted, keys removed). A batch larger than [`GROUP_WRITES`] divides at a branch's
+/// split bit (down to [`DIVIDE_LEVELS`] levels, on rayon threads over the top
+/// [`PARALLEL_LEVELS`] with the `parallel` feature). A group of writes is applied one by one,
+/// their paths brought into cache first ([`warm_paths`]), and the hashes they make missing
+/// below the group's node are computed at once, while those paths are in cache (`count` gains
+/// one per hash); the node's own hash and those above it are left for [`Tree::root`], since a
+/// collapse above can still change where the node's prefix starts.
+fn apply<H: TreeHash>(
     node: &mut Node,
     start: usize,
-    ops: &[(&[u8], Option<[u8; 32]>)],
+    ops: &[Op],
     level: usize,
+    count: &mut u64,
 ) -> Result<(usize, usize), Error> {
-    #[cfg(feature = "parallel")]
-    if level < PARALLEL_LEVELS && ops.len() >= PARALLEL_MIN_WRITES {
+    if level < DIVIDE_LEVELS && ops.len() > GROUP_WRITES {
         if let Node::Branch(branch) = node {
             if let Some(mid) = partition(branch, start, ops) {
-                let split = branch.split;
                 let (left, right) = ops.split_at(mid);
-                let (l, r) = rayon::join(
-                    || apply(&mut branch.left, split + 1, left, level + 1),
-                    || apply(&mut branch.right, split + 1, right, level + 1),
-                );
+                let (l, r) = apply_children::<H>(branch, left, right, level, count);
                 let (l, r) = (l?, r?);
                 // Any write below may have changed a hash.
                 branch.hash = None;
@@ -655,8 +677,10 @@ fn apply(
     }
     if matches!(node, Node::Empty) && ops.iter().all(|(_, value)| value.is_some()) {
         *node = build(start, ops, level)?;
+        hash_below::<H>(node, level, count);
         return Ok((ops.len(), 0));
     }
+    warm_paths(node, start, ops);
     let (mut inserted, mut removed) = (0, 0);
     for (key, value) in ops {
         let change = match value {
@@ -669,7 +693,103 @@ fn apply(
             Change::None | Change::Value => {}
         }
     }
+    hash_below::<H>(node, level, count);
     Ok((inserted, removed))
+}
+
+/// Applies the two halves of a divided batch below `branch`'s children.
+#[cfg(feature = "parallel")]
+fn apply_children<H: TreeHash>(
+    branch: &mut Branch,
+    left: &[Op],
+    right: &[Op],
+    level: usize,
+    count: &mut u64,
+) -> (Applied, Applied) {
+    let next = branch.split + 1;
+    if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
+        let (mut lc, mut rc) = (0, 0);
+        let out = rayon::join(
+            || apply::<H>(&mut branch.left, next, left, level + 1, &mut lc),
+            || apply::<H>(&mut branch.right, next, right, level + 1, &mut rc),
+        );
+        *count += lc + rc;
+        return out;
+    }
+    (
+        apply::<H>(&mut branch.left, next, left, level + 1, count),
+        apply::<H>(&mut branch.right, next, right, level + 1, count),
+    )
+}
+
+/// Applies the two halves of a divided batch below `branch`'s children.
+#[cfg(not(feature = "parallel"))]
+fn apply_children<H: TreeHash>(
+    branch: &mut Branch,
+    left: &[Op],
+    right: &[Op],
+    level: usize,
+    count: &mut u64,
+) -> (Applied, Applied) {
+    let next = branch.split + 1;
+    (
+        apply::<H>(&mut branch.left, next, left, level + 1, count),
+        apply::<H>(&mut branch.right, next, right, level + 1, count),
+    )
+}
+
+/// Computes the hashes missing below `node` (at `level`), not its own.
+fn hash_below<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) {
+    if let Node::Branch(branch) = node {
+        let next = branch.split + 1;
+        node_hash::<H>(&mut branch.left, next, level + 1, count);
+        node_hash::<H>(&mut branch.right, next, level + 1, count);
+    }
+}
+
+/// Brings into cache what writes `ops` (sorted) walk below `node`: the branches on their
+/// paths with their paths' bytes, the leaves they reach with their keys, and the children off
+/// their paths whose hashes the rehash reads. It goes level by level (down to
+/// [`WARM_LEVELS`]), so that the loads of different paths are in flight together; a walk down
+/// one path waits for each node before it can load the next. Only a hint: a key that leaves a
+/// branch's prefix is followed by its split bit all the same.
+fn warm_paths(node: &Node, start: usize, ops: &[Op]) {
+    let bit_or_zero = |key: &[u8], i: usize| key.get(i / 8).map_or(0, |b| (b >> (7 - i % 8)) & 1);
+    let mut level: Vec<(&Node, usize, &[Op])> = vec![(node, start, ops)];
+    let mut next = Vec::new();
+    let mut seen = 0u8;
+    for _ in 0..WARM_LEVELS {
+        if level.is_empty() {
+            break;
+        }
+        for (node, start, ops) in level.drain(..) {
+            match node {
+                Node::Branch(branch) => {
+                    if branch.split > start {
+                        // A prefix: compared with each key, and hashed.
+                        seen ^= branch.path.get(start / 8).copied().unwrap_or(0);
+                    }
+                    let mid = ops.partition_point(|(key, _)| bit_or_zero(key, branch.split) == 0);
+                    let (left, right) = ops.split_at(mid);
+                    for (child, ops) in [(&branch.left, left), (&branch.right, right)] {
+                        if !ops.is_empty() {
+                            next.push((child, branch.split + 1, ops));
+                            continue;
+                        }
+                        seen ^= match child {
+                            Node::Branch(b) => b.hash.map_or(0, |h| h[0]),
+                            Node::Leaf(l) => l.hash.map_or(0, |h| h[0]),
+                            Node::Empty | Node::Stored(_) => 0,
+                        };
+                    }
+                }
+                Node::Leaf(leaf) => seen ^= leaf.key.first().copied().unwrap_or(0),
+                Node::Empty | Node::Stored(_) => {}
+            }
+        }
+        core::mem::swap(&mut level, &mut next);
+    }
+    core::hint::black_box(seen);
 }
 
 /// The split bit of sorted, distinct keys (at least two) sharing bits `..start`, and how many
@@ -735,7 +855,7 @@ fn binarize<V, T>(
 /// The subtree (`binarize`) of sorted, distinct, present writes sharing bits `..start`, with
 /// no hash computed yet. With the `parallel` feature the top [`PARALLEL_LEVELS`] levels of a
 /// large batch build their halves on rayon threads.
-fn build(start: usize, ops: &[(&[u8], Option<[u8; 32]>)], level: usize) -> Result<Node, Error> {
+fn build(start: usize, ops: &[Op], level: usize) -> Result<Node, Error> {
     #[cfg(feature = "parallel")]
     if level < PARALLEL_LEVELS && ops.len() >= PARALLEL_MIN_WRITES {
         let (split, mid) = divide(ops, start)?;
@@ -770,8 +890,7 @@ fn branch_node(path: &[u8], _start: usize, split: usize, left: Node, right: Node
 
 /// Where sorted `ops` divide between `branch`'s children, if every key follows the branch's
 /// prefix and goes on past its split bit.
-#[cfg(feature = "parallel")]
-fn partition(branch: &Branch, start: usize, ops: &[(&[u8], Option<[u8; 32]>)]) -> Option<usize> {
+fn partition(branch: &Branch, start: usize, ops: &[Op]) -> Option<usize> {
     let follows = |key: &[u8]| {
         8 * key.len() > branch.split
             && first_difference(&branch.path, key, start, branch.split) == branch.split

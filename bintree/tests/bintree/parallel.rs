@@ -109,6 +109,16 @@ proptest! {
         let _ = halves.root();
         halves.apply(second.iter().cloned()).unwrap();
         prop_assert_eq!(halves.root(), expected);
+        // Single writes left unhashed, then a batch (which hashes below its groups at once):
+        // the batch's walk meets branches the single writes left without a hash.
+        let mut mixed = Tree::<Blake3>::new();
+        for (key, value) in &net {
+            if let Some(v) = value {
+                mixed.insert(key, v).unwrap();
+            }
+        }
+        mixed.apply(writes.iter().cloned()).unwrap();
+        prop_assert_eq!(mixed.root(), expected);
     }
 
     /// EIP-7864: one at a time in order, one batch, and shuffled batches agree.
