@@ -3,13 +3,16 @@
 //!
 //! - "commit 10k-update block on 1M keys": a tree of 1M keys on 250k stems takes a batch of
 //!   7k changed values and 3k new stems, then computes the new root.
-//! - "sha256 of 64 bytes", "blake3 of 64 bytes": one node hash.
+//! - EIP-8297 (BLAKE3), the same shape: 1M 34-byte keys of 250k accounts (4 each), then 5k
+//!   changed values, 2k deletes and 3k new accounts, then the new root.
+//! - "sha256 of 64 bytes" (an EIP-7864 node), "blake3 of 64 bytes", "blake3 of 67 bytes" (an
+//!   EIP-8297 leaf: tag, 34-byte key, value; a branch hashes 66 bytes and up): one node hash.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bintree::{eip7864, Blake3, Sha256, TreeHash};
+use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -94,8 +97,78 @@ fn hash_floor(c: &mut Criterion) {
     group.bench_function("blake3 of 64 bytes", |b| {
         b.iter(|| Blake3::hash(&[black_box(&data)]))
     });
+    let leaf = [0x5au8; 67];
+    group.bench_function("blake3 of 67 bytes", |b| {
+        b.iter(|| Blake3::hash(&[black_box(&leaf)]))
+    });
     group.finish();
 }
 
-criterion_group!(benches, hash_floor, block_update);
+fn key8297(account: &[u8; 32], sub_index: u8) -> Vec<u8> {
+    let mut key = vec![0u8; 34];
+    key[1..33].copy_from_slice(account);
+    key[33] = sub_index;
+    key
+}
+
+fn block_update_8297(c: &mut Criterion) {
+    let mut rng = StdRng::seed_from_u64(8297);
+    let accounts: Vec<[u8; 32]> = (0..STEMS).map(|_| rng.gen()).collect();
+    let mut tree = eip8297::Tree::<Blake3>::new();
+    let start = Instant::now();
+    tree.apply(accounts.iter().flat_map(|account| {
+        [0u8, 1, 64, 65].map(|sub| (key8297(account, sub), Some([sub ^ account[0]; 32])))
+    }))
+    .expect("34-byte keys");
+    let root = tree.root();
+    eprintln!(
+        "built {} keys of {STEMS} accounts in {:?} ({} hashes), root {:02x?}",
+        tree.len(),
+        start.elapsed(),
+        tree.hash_count(),
+        &root[..4]
+    );
+    assert_eq!(tree.len(), STEMS * KEYS_PER_STEM);
+
+    let mut group = c.benchmark_group("eip8297 blake3");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_secs(1));
+    group.bench_function("commit 10k-update block on 1M keys", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                // 5k changed values and 2k deletes of present keys (distinct), 3k new accounts.
+                let mut batch: Vec<(Vec<u8>, Option<[u8; 32]>)> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                while batch.len() < CHANGED {
+                    let account = &accounts[rng.gen_range(0..STEMS)];
+                    let key = key8297(account, [0u8, 1, 64, 65][rng.gen_range(0..KEYS_PER_STEM)]);
+                    if tree.get(&key).is_none() || !seen.insert(key.clone()) {
+                        continue;
+                    }
+                    let value = (batch.len() >= 2_000).then(|| rng.gen());
+                    batch.push((key, value));
+                }
+                batch.extend((0..NEW_STEMS).map(|_| (key8297(&rng.gen(), 0), Some(rng.gen()))));
+                let (hashes, start) = (tree.hash_count(), Instant::now());
+                tree.apply(batch).expect("34-byte keys");
+                black_box(tree.root());
+                total += start.elapsed();
+                if iters == 1 {
+                    eprintln!(
+                        "apply and root {:?}, {} hashes",
+                        start.elapsed(),
+                        tree.hash_count() - hashes
+                    );
+                }
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, hash_floor, block_update, block_update_8297);
 criterion_main!(benches);
