@@ -146,25 +146,31 @@ impl<H: TreeHash> Tree<H> {
     /// The value at the 32-byte `key`, if present.
     pub fn get(&self, key: &[u8]) -> Option<&[u8; 32]> {
         let (stem, index) = split_key(key).ok()?;
+        self.stem_node(&stem, |_| {})?.get(index)
+    }
+
+    /// The stem node of `stem`, if present, walking the internal nodes on its path and
+    /// showing each to `visit` (the stem node of another stem where the path ends at one).
+    fn stem_node<'t>(
+        &'t self,
+        stem: &[u8; STEM_LENGTH],
+        mut visit: impl FnMut(&'t Internal),
+    ) -> Option<&'t StemNode> {
         let mut node = &self.root;
         let mut depth = 0;
         loop {
             match node {
                 Node::Empty | Node::Stored(_) => return None,
                 Node::Internal(internal) => {
-                    node = if bit(&stem, depth) == 0 {
+                    visit(internal);
+                    node = if bit(stem, depth) == 0 {
                         &internal.left
                     } else {
                         &internal.right
                     };
                     depth += 1;
                 }
-                Node::Stem(s) => {
-                    if s.stem != stem {
-                        return None;
-                    }
-                    return s.get(index);
-                }
+                Node::Stem(s) => return (s.stem == *stem).then_some(&**s),
             }
         }
     }
@@ -236,35 +242,20 @@ impl<H: TreeHash> Tree<H> {
         let mut seen: BTreeSet<(usize, u16)> = BTreeSet::new();
         for key in keys {
             let (stem, index) = split_key(key.as_ref())?;
-            let mut node = &self.root;
-            let mut depth = 0;
-            loop {
-                match node {
-                    Node::Empty | Node::Stored(_) => break,
-                    Node::Internal(internal) => {
-                        seen.insert((&**internal as *const Internal as usize, 0));
-                        node = if bit(&stem, depth) == 0 {
-                            &internal.left
-                        } else {
-                            &internal.right
-                        };
-                        depth += 1;
-                    }
-                    Node::Stem(s) => {
-                        if s.stem == stem {
-                            let at = &**s as *const StemNode as usize;
-                            seen.insert((at, 0));
-                            let mut id = 256 + u16::from(index);
-                            while id >= 1 {
-                                if s.subtree_hash(id) != [0u8; 32] {
-                                    seen.insert((at, id));
-                                }
-                                id /= 2;
-                            }
-                        }
-                        break;
-                    }
+            let visit = |internal: &Internal| {
+                seen.insert((internal as *const Internal as usize, 0));
+            };
+            let Some(s) = self.stem_node(&stem, visit) else {
+                continue;
+            };
+            let at = s as *const StemNode as usize;
+            seen.insert((at, 0));
+            let mut id = 256 + u16::from(index);
+            while id >= 1 {
+                if s.subtree_hash(id) != [0u8; 32] {
+                    seen.insert((at, id));
                 }
+                id /= 2;
             }
         }
         Ok(seen.len() as u64)
