@@ -216,7 +216,12 @@ if has binary; then
   step binary-tree cargo bench -p bintree --bench tree -- "hash floor|commit 10k-update block" \
     --warm-up-time 1 --measurement-time 4 --sample-size 10
   step binary-ubt cargo run --release -q --manifest-path tools/anchor-ubt/Cargo.toml -- 5
-  step binary-ubt-1 env RAYON_NUM_THREADS=1 cargo run --release -q --manifest-path tools/anchor-ubt/Cargo.toml -- 3
+  # One core: one rayon thread, and the process held to one processor where `taskset` is.
+  one_core=(env RAYON_NUM_THREADS=1)
+  if command -v taskset >/dev/null; then one_core+=(taskset -c 0); fi
+  step binary-tree-1 "${one_core[@]}" cargo bench -p bintree --bench tree -- \
+    "hash floor|commit 10k-update block" --warm-up-time 1 --measurement-time 4 --sample-size 10
+  step binary-ubt-1 "${one_core[@]}" cargo run --release -q --manifest-path tools/anchor-ubt/Cargo.toml -- 3
   step binary-witness cargo bench -p bintree --bench witness
 fi
 
