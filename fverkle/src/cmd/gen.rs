@@ -1,7 +1,8 @@
 //! `fverkle gen --blocks N --updates M --accounts K --seed S --out FILE [--tree T [--hash H]]`:
 //! a synthetic block export (JSON Lines, one block per line) and its genesis, with witnesses
 //! from our prover: Verkle execution witnesses, or binary witnesses (`--tree eip7864|eip8297`,
-//! `chain::binary::export`) of the same account-level blocks.
+//! `chain::binary::export`) of the same account-level blocks. `--state-dir` keeps either tree in
+//! a temporary RocksDB datadir instead of memory.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use chain::binary::memory::in_memory;
-use chain::binary::BinaryKind;
+use chain::binary::rocks::RocksBinaryState;
+use chain::binary::{BinaryKind, BinaryState};
 use chain::datadir::open_state;
 use chain::hexarg::to_hex;
 use chain::state::{MemoryState, Mode, State};
@@ -110,12 +112,7 @@ pub fn generate_with(
     let (state, _keep): (Box<dyn State>, Option<tempfile::TempDir>) = match state_dir {
         None => (Box::new(MemoryState::new()), None),
         Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("{}: cannot create", dir.display()))?;
-            let tmp = tempfile::Builder::new()
-                .prefix("fverkle-gen-state-")
-                .tempdir_in(dir)
-                .with_context(|| format!("{}: cannot create a directory in it", dir.display()))?;
+            let tmp = temporary_datadir(dir)?;
             let state = open_state(Some(tmp.path()), Mode::Single)?;
             (state, Some(tmp))
         }
@@ -141,8 +138,28 @@ pub fn generate_binary(
     out: &Path,
     genesis_out: &Path,
 ) -> Result<BinaryGenerated> {
+    generate_binary_with(config, kind, out, genesis_out, None)
+}
+
+/// [`generate_binary`], the tree in a fresh binary datadir inside `state_dir` when given.
+pub fn generate_binary_with(
+    config: SynthConfig,
+    kind: BinaryKind,
+    out: &Path,
+    genesis_out: &Path,
+    state_dir: Option<&Path>,
+) -> Result<BinaryGenerated> {
+    let (state, _keep): (Box<dyn BinaryState>, Option<tempfile::TempDir>) = match state_dir {
+        None => (in_memory(kind), None),
+        Some(dir) => {
+            let tmp = temporary_datadir(dir)?;
+            let state = RocksBinaryState::open(tmp.path(), kind)
+                .with_context(|| format!("{}: opening the binary datadir", tmp.path().display()))?;
+            (Box::new(state), Some(tmp))
+        }
+    };
     let mut progress: Option<Progress> = None;
-    let generated = write_binary_chain(config, out, genesis_out, in_memory(kind), &mut |b| {
+    let generated = write_binary_chain(config, out, genesis_out, state, &mut |b| {
         progress
             .get_or_insert_with(|| Progress::new("gen", Some(config.blocks)))
             .inc(|| format!("block {} ({} writes)", b.number, b.writes))
@@ -151,6 +168,16 @@ pub fn generate_binary(
         p.finish();
     }
     Ok(generated)
+}
+
+/// A fresh directory inside `dir` (created if needed) for the generator's datadir, removed
+/// when the returned handle drops.
+fn temporary_datadir(dir: &Path) -> Result<tempfile::TempDir> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    tempfile::Builder::new()
+        .prefix("fverkle-gen-state-")
+        .tempdir_in(dir)
+        .with_context(|| format!("{}: cannot create a directory in it", dir.display()))
 }
 
 /// `gen --tree eip7864|eip8297`.
@@ -166,17 +193,18 @@ fn run_binary(
     if args.format != GenFormat::Export {
         anyhow::bail!("--format prestate-diff: the account-level diffs are written for the Verkle chain only (drop --tree)");
     }
-    if args.state_dir.is_some() {
-        anyhow::bail!(
-            "--state-dir: not yet for binary trees; the generator's binary tree lives in memory"
-        );
-    }
     let BinaryGenerated {
         root,
         written,
         genesis_s,
         ..
-    } = generate_binary(config, kind.binary(), &args.out, genesis_out)?;
+    } = generate_binary_with(
+        config,
+        kind.binary(),
+        &args.out,
+        genesis_out,
+        args.state_dir.as_deref(),
+    )?;
     let summary = Summary {
         args,
         genesis_out,

@@ -298,3 +298,54 @@ fn a_binary_datadir_resumes_after_its_last_block() {
         assert_ne!(verkle.status.code(), Some(0), "{}", show(&verkle));
     }
 }
+
+/// `gen --tree T --state-dir DIR` keeps the generator's binary tree in a temporary datadir
+/// inside DIR: the export and the genesis are byte-identical to the in-memory run's, and
+/// nothing is left in DIR; a DIR that is a regular file is refused, naming it.
+#[test]
+fn a_binary_generator_in_a_state_dir_writes_the_in_memory_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen_into = |tree: &str, name: &str, state_dir: Option<&Path>| {
+        let out_path = dir.path().join(name);
+        let mut cmd = fverkle();
+        cmd.args(["--json", "gen", "--tree", tree])
+            .args(["--blocks", "2", "--updates", "50", "--accounts", "300"])
+            .args(["--seed", "3", "--out"])
+            .arg(&out_path);
+        if let Some(s) = state_dir {
+            cmd.arg("--state-dir").arg(s);
+        }
+        cmd.output().unwrap()
+    };
+    for tree in ["eip7864", "eip8297"] {
+        let memory = gen_into(tree, &format!("m-{tree}.jsonl"), None);
+        assert_eq!(memory.status.code(), Some(0), "{}", show(&memory));
+        let state_dir = dir.path().join(format!("state-{tree}"));
+        let rocks = gen_into(tree, &format!("r-{tree}.jsonl"), Some(&state_dir));
+        assert_eq!(rocks.status.code(), Some(0), "{}", show(&rocks));
+        let (m, r) = (json_lines(&memory).remove(0), json_lines(&rocks).remove(0));
+        assert_eq!(m["root"], r["root"]);
+        assert_eq!(m["keys_written"], r["keys_written"]);
+        for key in ["out", "genesis"] {
+            let read = |s: &serde_json::Value| std::fs::read(s[key].as_str().unwrap()).unwrap();
+            let (a, b) = (read(&m), read(&r));
+            assert!(!a.is_empty(), "{tree}: {key} is empty");
+            assert!(a == b, "{tree}: the {key} files differ");
+        }
+        let left: Vec<_> = std::fs::read_dir(&state_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{tree}: left in the state dir: {left:?}");
+
+        let file = dir.path().join(format!("file-{tree}"));
+        std::fs::write(&file, b"not a directory").unwrap();
+        let refused = gen_into(tree, &format!("f-{tree}.jsonl"), Some(&file));
+        assert_ne!(refused.status.code(), Some(0), "{}", show(&refused));
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains(&file.display().to_string()),
+            "{}",
+            show(&refused)
+        );
+    }
+}
