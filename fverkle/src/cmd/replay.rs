@@ -119,7 +119,6 @@ pub struct Reporting<'a> {
     pub proofs: Option<&'a Path>,
 }
 
-/// With `--json` and per-block reports, the line of a genesis this run wrote.
 /// A block's report as the replay prints it: Verkle's and the binary trees'.
 trait BlockLine {
     fn ok(&self) -> bool;
@@ -128,35 +127,28 @@ trait BlockLine {
     fn line(&self) -> String;
 }
 
-impl BlockLine for BlockReport {
-    fn ok(&self) -> bool {
-        self.ok
-    }
-    fn number(&self) -> u64 {
-        self.number
-    }
-    fn json(&self) -> serde_json::Value {
-        self.to_json()
-    }
-    fn line(&self) -> String {
-        self.to_line()
-    }
+/// Implements [`BlockLine`] for report types with `ok` and `number` fields and
+/// `to_json`/`to_line` methods.
+macro_rules! block_line {
+    ($($report:ty),+) => {$(
+        impl BlockLine for $report {
+            fn ok(&self) -> bool {
+                self.ok
+            }
+            fn number(&self) -> u64 {
+                self.number
+            }
+            fn json(&self) -> serde_json::Value {
+                self.to_json()
+            }
+            fn line(&self) -> String {
+                self.to_line()
+            }
+        }
+    )+};
 }
 
-impl BlockLine for BinaryBlockReport {
-    fn ok(&self) -> bool {
-        self.ok
-    }
-    fn number(&self) -> u64 {
-        self.number
-    }
-    fn json(&self) -> serde_json::Value {
-        self.to_json()
-    }
-    fn line(&self) -> String {
-        self.to_line()
-    }
-}
+block_line!(BlockReport, BinaryBlockReport);
 
 /// Prints a block's report (every block's with `per_block`, a failed block's always) and
 /// counts an applied block on the progress bar.
@@ -182,6 +174,7 @@ fn print_block(
     Ok(())
 }
 
+/// With `--json` and per-block reports, the line of a genesis this run wrote.
 fn genesis_line(out: &mut dyn Write, spec: &GenesisSpec, genesis: &GenesisOutcome) -> Result<()> {
     let line = serde_json::json!({
         "genesis": spec.path.display().to_string(),
