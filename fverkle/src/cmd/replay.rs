@@ -2,8 +2,8 @@
 //! or `fverkle replay --eest FILE [--test NAME] [--mode M]`, or
 //! `fverkle replay --diffs FILE... --genesis GENESIS.json --layout L [--witness-sizes]`
 //! (`chain::import::diffs`), or
-//! `fverkle replay --tree eip7864|eip8297 [--hash H] --genesis GENESIS.json BLOCKS...` (a binary
-//! export, `chain::binary`, replayed in memory), or
+//! `fverkle replay --tree eip7864|eip8297 [--hash H] --genesis GENESIS.json [--datadir DIR]
+//! BLOCKS...` (a binary export, `chain::binary`, replayed in memory or in a binary datadir), or
 //! `fverkle replay --tree eip7864 [--hash H] --carry BLOCKS...` (a Verkle export carried into an
 //! EIP-7864 tree, `chain::binary::carry`).
 
