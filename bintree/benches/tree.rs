@@ -9,36 +9,22 @@
 //!   EIP-8297 leaf: tag, 34-byte key, value; a branch hashes 66 bytes and up): one node hash.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bintree::{eip7864, eip8297, Blake3, Sha256, TreeHash};
+use bintree::{Blake3, Sha256, TreeHash};
+use common::*;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const STEMS: usize = 250_000;
-const KEYS_PER_STEM: usize = 4;
-const CHANGED: usize = 7_000;
-const NEW_STEMS: usize = 3_000;
-
-fn key(stem: &[u8; 31], sub_index: u8) -> [u8; 32] {
-    let mut key = [0u8; 32];
-    key[..31].copy_from_slice(stem);
-    key[31] = sub_index;
-    key
-}
-
 fn block_update(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(7864);
     let stems: Vec<[u8; 31]> = (0..STEMS).map(|_| rng.gen()).collect();
-    let mut tree = eip7864::Tree::<Sha256>::new();
     let start = Instant::now();
-    tree.apply(stems.iter().flat_map(|stem| {
-        // Basic data, code hash and two header storage slots, as an account would have.
-        [0u8, 1, 64, 65].map(|sub| (key(stem, sub), [sub ^ stem[0]; 32]))
-    }))
-    .expect("32-byte keys");
+    let mut tree = tree7864(&stems);
     let root = tree.root();
     eprintln!(
         "built {} keys on {STEMS} stems in {:?} ({} hashes), root {:02x?}",
@@ -49,11 +35,7 @@ fn block_update(c: &mut Criterion) {
     );
     assert_eq!(tree.len(), STEMS * KEYS_PER_STEM);
 
-    let mut group = c.benchmark_group("eip7864 sha256");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(5))
-        .warm_up_time(Duration::from_secs(1));
+    let mut group = block_group(c, "eip7864 sha256");
     group.bench_function("commit 10k-update block on 1M keys", |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
@@ -61,7 +43,7 @@ fn block_update(c: &mut Criterion) {
                 let mut batch: Vec<([u8; 32], [u8; 32])> = (0..CHANGED)
                     .map(|_| {
                         let stem = &stems[rng.gen_range(0..STEMS)];
-                        let sub = [0u8, 1, 64, 65][rng.gen_range(0..KEYS_PER_STEM)];
+                        let sub = SUB_INDICES[rng.gen_range(0..KEYS_PER_STEM)];
                         (key(stem, sub), rng.gen())
                     })
                     .collect();
@@ -104,22 +86,11 @@ fn hash_floor(c: &mut Criterion) {
     group.finish();
 }
 
-fn key8297(account: &[u8; 32], sub_index: u8) -> Vec<u8> {
-    let mut key = vec![0u8; 34];
-    key[1..33].copy_from_slice(account);
-    key[33] = sub_index;
-    key
-}
-
 fn block_update_8297(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(8297);
     let accounts: Vec<[u8; 32]> = (0..STEMS).map(|_| rng.gen()).collect();
-    let mut tree = eip8297::Tree::<Blake3>::new();
     let start = Instant::now();
-    tree.apply(accounts.iter().flat_map(|account| {
-        [0u8, 1, 64, 65].map(|sub| (key8297(account, sub), Some([sub ^ account[0]; 32])))
-    }))
-    .expect("34-byte keys");
+    let mut tree = tree8297(&accounts);
     let root = tree.root();
     eprintln!(
         "built {} keys of {STEMS} accounts in {:?} ({} hashes), root {:02x?}",
@@ -130,11 +101,7 @@ fn block_update_8297(c: &mut Criterion) {
     );
     assert_eq!(tree.len(), STEMS * KEYS_PER_STEM);
 
-    let mut group = c.benchmark_group("eip8297 blake3");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(5))
-        .warm_up_time(Duration::from_secs(1));
+    let mut group = block_group(c, "eip8297 blake3");
     group.bench_function("commit 10k-update block on 1M keys", |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
@@ -144,7 +111,7 @@ fn block_update_8297(c: &mut Criterion) {
                 let mut seen = std::collections::HashSet::new();
                 while batch.len() < CHANGED {
                     let account = &accounts[rng.gen_range(0..STEMS)];
-                    let key = key8297(account, [0u8, 1, 64, 65][rng.gen_range(0..KEYS_PER_STEM)]);
+                    let key = key8297(account, SUB_INDICES[rng.gen_range(0..KEYS_PER_STEM)]);
                     if tree.get(&key).is_none() || !seen.insert(key.clone()) {
                         continue;
                     }

@@ -7,44 +7,28 @@
 //! with 5k changed values, 2k deletes (collapsing branches) and 3k new accounts.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
-use std::hint::black_box;
-use std::time::Duration;
+mod common;
 
-use bintree::eip7864::{witness, Tree};
+use std::hint::black_box;
+
+use bintree::eip7864::witness;
 use bintree::witness::{Write, WriteRef};
 use bintree::{eip8297, Blake3, Sha256};
+use common::*;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const STEMS: usize = 250_000;
-const KEYS_PER_STEM: usize = 4;
-const CHANGED: usize = 7_000;
-const NEW_STEMS: usize = 3_000;
-
-fn key(stem: &[u8; 31], sub_index: u8) -> [u8; 32] {
-    let mut key = [0u8; 32];
-    key[..31].copy_from_slice(stem);
-    key[31] = sub_index;
-    key
-}
-
 fn witness_10k(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(7864);
     let stems: Vec<[u8; 31]> = (0..STEMS).map(|_| rng.gen()).collect();
-    let mut tree = Tree::<Sha256>::new();
-    tree.apply(
-        stems
-            .iter()
-            .flat_map(|stem| [0u8, 1, 64, 65].map(|sub| (key(stem, sub), [sub ^ stem[0]; 32]))),
-    )
-    .expect("32-byte keys");
+    let mut tree = tree7864(&stems);
     let pre_root = tree.root();
 
     let mut writes: Vec<([u8; 32], Write)> = Vec::new();
     while writes.len() < CHANGED {
         let stem = &stems[rng.gen_range(0..STEMS)];
-        let sub = [0u8, 1, 64, 65][rng.gen_range(0..KEYS_PER_STEM)];
+        let sub = SUB_INDICES[rng.gen_range(0..KEYS_PER_STEM)];
         let k = key(stem, sub);
         if !writes.iter().any(|(w, _)| *w == k) {
             writes.push((k, Write::Set(rng.gen())));
@@ -98,11 +82,7 @@ fn witness_10k(c: &mut Criterion) {
         after.hash_count() - before
     );
 
-    let mut group = c.benchmark_group("eip7864 sha256 witness, 10k updates on 1M keys");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(5))
-        .warm_up_time(Duration::from_secs(1));
+    let mut group = block_group(c, "eip7864 sha256 witness, 10k updates on 1M keys");
     group.bench_function("prove", |b| {
         b.iter(|| tree.witness(black_box(&writes)).expect("distinct keys"))
     });
@@ -115,28 +95,15 @@ fn witness_10k(c: &mut Criterion) {
     group.finish();
 }
 
-fn key8297(account: &[u8; 32], sub_index: u8) -> Vec<u8> {
-    let mut key = vec![0u8; 34];
-    key[1..33].copy_from_slice(account);
-    key[33] = sub_index;
-    key
-}
-
 fn witness_10k_8297(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(8297);
     let accounts: Vec<[u8; 32]> = (0..STEMS).map(|_| rng.gen()).collect();
-    let mut tree = eip8297::Tree::<Blake3>::new();
-    tree.apply(
-        accounts
-            .iter()
-            .flat_map(|a| [0u8, 1, 64, 65].map(|sub| (key8297(a, sub), Some([sub ^ a[0]; 32])))),
-    )
-    .expect("34-byte keys");
+    let mut tree = tree8297(&accounts);
     let pre_root = tree.root();
     let mut writes: Vec<(Vec<u8>, Write)> = Vec::new();
     while writes.len() < CHANGED {
         let account = &accounts[rng.gen_range(0..STEMS)];
-        let k = key8297(account, [0u8, 1, 64, 65][rng.gen_range(0..KEYS_PER_STEM)]);
+        let k = key8297(account, SUB_INDICES[rng.gen_range(0..KEYS_PER_STEM)]);
         if !writes.iter().any(|(w, _)| *w == k) {
             let write = if writes.len() < 2_000 {
                 Write::Delete
@@ -184,11 +151,7 @@ fn witness_10k_8297(c: &mut Criterion) {
         verified.post_hashes,
         after.hash_count() - before
     );
-    let mut group = c.benchmark_group("eip8297 blake3 witness, 10k updates on 1M keys");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(5))
-        .warm_up_time(Duration::from_secs(1));
+    let mut group = block_group(c, "eip8297 blake3 witness, 10k updates on 1M keys");
     group.bench_function("prove", |b| {
         b.iter(|| tree.witness(black_box(&writes)).expect("distinct keys"))
     });

@@ -384,7 +384,8 @@ fn warm_paths(internal: &Internal, depth: usize, mid: usize, ops: &[Write]) {
     core::hint::black_box(seen);
 }
 
-#[cfg(feature = "parallel")]
+/// Applies the two halves of a batch below `internal`'s children: on two rayon threads over
+/// the top [`PARALLEL_LEVELS`] levels with the `parallel` feature, else one after the other.
 fn apply_children<H: TreeHash, const REHASH: bool>(
     internal: &mut Internal,
     depth: usize,
@@ -394,66 +395,25 @@ fn apply_children<H: TreeHash, const REHASH: bool>(
     warm: bool,
     count: &mut u64,
 ) -> ((usize, bool), (usize, bool)) {
+    let Internal {
+        left: left_node,
+        right: right_node,
+        ..
+    } = internal;
+    let (next, below) = (depth + 1, level + 1);
+    #[cfg(feature = "parallel")]
     if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
         let (mut lc, mut rc) = (0, 0);
         let out = rayon::join(
-            || {
-                apply::<H, REHASH>(
-                    &mut internal.left,
-                    depth + 1,
-                    left,
-                    level + 1,
-                    warm,
-                    &mut lc,
-                )
-            },
-            || {
-                apply::<H, REHASH>(
-                    &mut internal.right,
-                    depth + 1,
-                    right,
-                    level + 1,
-                    warm,
-                    &mut rc,
-                )
-            },
+            || apply::<H, REHASH>(left_node, next, left, below, warm, &mut lc),
+            || apply::<H, REHASH>(right_node, next, right, below, warm, &mut rc),
         );
         *count += lc + rc;
         return out;
     }
     (
-        apply::<H, REHASH>(&mut internal.left, depth + 1, left, level + 1, warm, count),
-        apply::<H, REHASH>(
-            &mut internal.right,
-            depth + 1,
-            right,
-            level + 1,
-            warm,
-            count,
-        ),
-    )
-}
-
-#[cfg(not(feature = "parallel"))]
-fn apply_children<H: TreeHash, const REHASH: bool>(
-    internal: &mut Internal,
-    depth: usize,
-    left: &[Write],
-    right: &[Write],
-    level: usize,
-    warm: bool,
-    count: &mut u64,
-) -> ((usize, bool), (usize, bool)) {
-    (
-        apply::<H, REHASH>(&mut internal.left, depth + 1, left, level + 1, warm, count),
-        apply::<H, REHASH>(
-            &mut internal.right,
-            depth + 1,
-            right,
-            level + 1,
-            warm,
-            count,
-        ),
+        apply::<H, REHASH>(left_node, next, left, below, warm, count),
+        apply::<H, REHASH>(right_node, next, right, below, warm, count),
     )
 }
 

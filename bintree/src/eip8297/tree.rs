@@ -697,8 +697,9 @@ fn apply<H: TreeHash>(
     Ok((inserted, removed))
 }
 
-/// Applies the two halves of a divided batch below `branch`'s children.
-#[cfg(feature = "parallel")]
+/// Applies the two halves of a divided batch below `branch`'s children: on two rayon threads
+/// over the top [`PARALLEL_LEVELS`] levels with the `parallel` feature, else one after the
+/// other.
 fn apply_children<H: TreeHash>(
     branch: &mut Branch,
     left: &[Op],
@@ -707,6 +708,7 @@ fn apply_children<H: TreeHash>(
     count: &mut u64,
 ) -> (Applied, Applied) {
     let next = branch.split + 1;
+    #[cfg(feature = "parallel")]
     if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
         let (mut lc, mut rc) = (0, 0);
         let out = rayon::join(
@@ -716,22 +718,6 @@ fn apply_children<H: TreeHash>(
         *count += lc + rc;
         return out;
     }
-    (
-        apply::<H>(&mut branch.left, next, left, level + 1, count),
-        apply::<H>(&mut branch.right, next, right, level + 1, count),
-    )
-}
-
-/// Applies the two halves of a divided batch below `branch`'s children.
-#[cfg(not(feature = "parallel"))]
-fn apply_children<H: TreeHash>(
-    branch: &mut Branch,
-    left: &[Op],
-    right: &[Op],
-    level: usize,
-    count: &mut u64,
-) -> (Applied, Applied) {
-    let next = branch.split + 1;
     (
         apply::<H>(&mut branch.left, next, left, level + 1, count),
         apply::<H>(&mut branch.right, next, right, level + 1, count),
