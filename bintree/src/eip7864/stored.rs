@@ -278,6 +278,10 @@ fn decode<H: TreeHash>(
     let (mut r, kind) = Reader::open(record)?;
     let mut count = 0;
     let (node, got) = match kind {
+        // An internal node splits on its depth's stem bit: there is none past the last.
+        KIND_INTERNAL if depth >= 8 * STEM_LENGTH => {
+            return Err(RecordError::Field { field: "kind" });
+        }
         KIND_INTERNAL => {
             let left = r.hash()?;
             let right = r.hash()?;
@@ -518,6 +522,35 @@ mod tests {
 
     /// What a corrupt record's error must be.
     type Expect = fn(&RecordError) -> bool;
+
+    #[test]
+    fn an_internal_node_past_the_last_stem_bit_is_an_error() {
+        // A store whose hashes agree all the way down a chain of internal nodes on the zero
+        // stem's path, one at every depth to one past the last stem bit (247).
+        let map = MapSource::default();
+        let last = 8 * STEM_LENGTH;
+        let mut below = [7u8; 32];
+        let mut records = map.records.lock().unwrap();
+        for depth in (0..=last).rev() {
+            let record = [&[RECORD_VERSION, KIND_INTERNAL][..], &below, &[0u8; 32]].concat();
+            records.insert(position(&[0u8; STEM_LENGTH], depth, None, 1), record);
+            below = Sha256::hash(&[&below, &[0u8; 32]]);
+        }
+        drop(records);
+        let mut tree = StoredTree::<Sha256>::open(below, 1);
+        match tree.get(&map, &[0u8; 32]) {
+            Err(StoreError::Corrupt { key, error }) => {
+                assert_eq!(key, position(&[0u8; STEM_LENGTH], last, None, 1));
+                assert_eq!(error, RecordError::Field { field: "kind" });
+            }
+            other => panic!("{other:?}"),
+        }
+        let writes = [([0u8; 32], [1u8; 32])];
+        assert!(matches!(
+            tree.apply(&map, writes),
+            Err(StoreError::Corrupt { .. })
+        ));
+    }
 
     #[test]
     fn corrupt_records_are_errors_naming_their_position() {
