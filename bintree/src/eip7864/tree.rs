@@ -316,11 +316,12 @@ fn apply<H: TreeHash, const REHASH: bool>(
             }
             // The child walked second is needed later (walked, or its hash read): its load
             // overlaps the walk of the first.
-            if left.is_empty() {
-                prefetch(&internal.left);
+            let later = if left.is_empty() {
+                &internal.left
             } else {
-                prefetch(&internal.right);
-            }
+                &internal.right
+            };
+            core::hint::black_box(touch(later));
             let (l, r) =
                 apply_children::<H, REHASH>(internal, depth, left, right, level, warm, count);
             let changed = l.1 || r.1;
@@ -337,17 +338,13 @@ fn apply<H: TreeHash, const REHASH: bool>(
 }
 
 /// Reads the start of a child's node (its cached hash), so that the load is in flight while
-/// the walk goes on elsewhere.
+/// the walk goes on elsewhere; the byte read, for [`core::hint::black_box`].
 #[inline(always)]
-fn prefetch(node: &Node) {
+fn touch(node: &Node) -> u8 {
     match node {
-        Node::Internal(internal) => {
-            core::hint::black_box(internal.hash[0]);
-        }
-        Node::Stem(stem) => {
-            core::hint::black_box(stem.hash.is_some());
-        }
-        Node::Empty | Node::Stored(_) => {}
+        Node::Internal(internal) => internal.hash[0],
+        Node::Stem(stem) => u8::from(stem.hash.is_some()),
+        Node::Empty | Node::Stored(_) => 0,
     }
 }
 
@@ -368,14 +365,8 @@ fn warm_paths(internal: &Internal, depth: usize, mid: usize, ops: &[Write]) {
                         let mid = ops.partition_point(|op| bit(&op.0, depth + 1) == 0);
                         next.push((&**child, depth + 1, mid, ops));
                     }
-                    Node::Internal(child) => seen ^= child.hash[0],
-                    Node::Stem(stem) => {
-                        seen ^= u8::from(stem.hash.is_some());
-                        if !ops.is_empty() {
-                            seen ^= stem.touch();
-                        }
-                    }
-                    Node::Empty | Node::Stored(_) => {}
+                    Node::Stem(stem) if !ops.is_empty() => seen ^= touch(child) ^ stem.touch(),
+                    other => seen ^= touch(other),
                 }
             }
         }

@@ -661,7 +661,7 @@ fn apply<H: TreeHash>(
     ops: &[Op],
     level: usize,
     count: &mut u64,
-) -> Result<(usize, usize), Error> {
+) -> Applied {
     if level < DIVIDE_LEVELS && ops.len() > GROUP_WRITES {
         if let Node::Branch(branch) = node {
             if let Some(mid) = partition(branch, start, ops) {
