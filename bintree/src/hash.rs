@@ -54,13 +54,72 @@ impl TreeHash for Sha256 {
 
     #[inline]
     fn hash(parts: &[&[u8]]) -> [u8; 32] {
-        use sha2::Digest;
-        let mut hasher = sha2::Sha256::new();
+        // A node's message (a value's 32 bytes, two hashes' 64, a stem's 64) fits two blocks
+        // with its padding: gathered and padded on the stack, it is compressed in one call,
+        // without the incremental hasher's buffering and finalization.
+        let mut message = [0u8; 2 * SHA256_BLOCK];
+        let mut len = 0;
         for part in parts {
-            hasher.update(part);
+            match message.get_mut(len..len + part.len()) {
+                Some(to) if len + part.len() <= SHA256_SHORT => to.copy_from_slice(part),
+                _ => return sha256_incremental(parts),
+            }
+            len += part.len();
         }
-        hasher.finalize().into()
+        sha256_padded(message, len)
     }
+}
+
+/// Bytes in a SHA-256 block.
+const SHA256_BLOCK: usize = 64;
+
+/// Longest message that fits two SHA-256 blocks with its padding (the `0x80` byte and the
+/// 8-byte bit length).
+const SHA256_SHORT: usize = 2 * SHA256_BLOCK - 9;
+
+/// SHA-256's initial hash value.
+const SHA256_IV: [u32; 8] = [
+    0x6a09_e667,
+    0xbb67_ae85,
+    0x3c6e_f372,
+    0xa54f_f53a,
+    0x510e_527f,
+    0x9b05_688c,
+    0x1f83_d9ab,
+    0x5be0_cd19,
+];
+
+/// SHA-256 of the first `len` (at most [`SHA256_SHORT`]) bytes of `message`, whose other bytes
+/// are zero: padded in place and compressed.
+fn sha256_padded(mut message: [u8; 2 * SHA256_BLOCK], len: usize) -> [u8; 32] {
+    use sha2::digest::generic_array::GenericArray;
+    let blocks = if len + 9 <= SHA256_BLOCK { 1 } else { 2 };
+    let end = blocks * SHA256_BLOCK;
+    message[len] = 0x80;
+    message[end - 8..end].copy_from_slice(&(8 * len as u64).to_be_bytes());
+    let mut state = SHA256_IV;
+    let (first, second) = message.split_at(SHA256_BLOCK);
+    let both = [
+        GenericArray::clone_from_slice(first),
+        GenericArray::clone_from_slice(second),
+    ];
+    sha2::compress256(&mut state, &both[..blocks]);
+    let mut out = [0u8; 32];
+    for (to, word) in out.chunks_exact_mut(4).zip(state) {
+        to.copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+/// SHA-256 of the concatenation of `parts` by the incremental hasher (messages past
+/// [`SHA256_SHORT`] bytes).
+fn sha256_incremental(parts: &[&[u8]]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hasher.finalize().into()
 }
 
 /// Keccak-256, the hash of contract code (`code_hash`) whatever the tree's hash.
@@ -92,5 +151,33 @@ mod tests {
         }
         assert_eq!(Sha256::hash(&[b"a", b"", b"bc"]), Sha256::hash(&[b"abc"]));
         assert_eq!(keccak256(&[]), EMPTY_CODE_HASH);
+    }
+
+    #[test]
+    fn sha256_equals_the_sha2_crate_at_every_length_and_cut() {
+        use sha2::Digest;
+        // Every length across the one-block, two-block and incremental paths, split at every
+        // point into two parts and at two points into three.
+        let long: Vec<u8> = (0..300u16).map(|i| (i * 7 + 3) as u8).collect();
+        for len in 0..=200 {
+            let message = &long[..len];
+            let whole: [u8; 32] = sha2::Sha256::digest(message).into();
+            assert_eq!(Sha256::hash(&[message]), whole, "length {len}");
+            for cut in 0..=len {
+                let (a, b) = message.split_at(cut);
+                assert_eq!(Sha256::hash(&[a, b]), whole, "length {len} cut at {cut}");
+                let third = (cut + len) / 2;
+                let (b, c) = message[cut..].split_at(third - cut);
+                assert_eq!(
+                    Sha256::hash(&[a, b, c]),
+                    whole,
+                    "length {len} cuts {cut}, {third}"
+                );
+            }
+        }
+        // FIPS 180-4's two-block example.
+        let abc = Sha256::hash(&[b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"]);
+        assert_eq!(abc[..4], [0x24, 0x8d, 0x6a, 0x61]);
+        assert_eq!(abc[28..], [0x19, 0xdb, 0x06, 0xc1]);
     }
 }
