@@ -763,8 +763,8 @@ fn warm_paths(node: &Node, start: usize, ops: &[Op]) {
                             continue;
                         }
                         seen ^= match child {
-                            Node::Branch(b) => b.hash.map_or(0, |h| h[0]),
-                            Node::Leaf(l) => l.hash.map_or(0, |h| h[0]),
+                            Node::Branch(b) => b.hash.map_or(0, |h| h[0] ^ h[31]),
+                            Node::Leaf(l) => l.hash.map_or(0, |h| h[0] ^ h[31]),
                             Node::Empty | Node::Stored(_) => 0,
                         };
                     }
