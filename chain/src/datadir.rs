@@ -50,6 +50,14 @@ pub enum DatadirError {
         /// The tree's error.
         source: verkle::TreeError,
     },
+    /// It holds a binary tree (`replay --tree eip7864|eip8297 --datadir`), not a Verkle state.
+    #[error("{dir}: the datadir holds a binary tree (column families {families:?}), not a Verkle state; give its --tree")]
+    HoldsBinary {
+        /// The datadir.
+        dir: String,
+        /// Its column families.
+        families: Vec<String>,
+    },
     /// The sharded tree stored in it does not open.
     #[error("{dir}: cannot open the sharded tree")]
     Sharded {
@@ -82,6 +90,19 @@ pub fn open_state_with(
                 dir: name(),
                 source,
             })?;
+            // A binary datadir (`crate::binary::rocks`) keeps its records in column families
+            // of its own: named here, rather than failing to open as a Verkle store.
+            if let Ok(families) = rocksdb::DB::list_cf(&rocksdb::Options::default(), dir) {
+                if families
+                    .iter()
+                    .any(|f| f == "binary-nodes" || f == "binary-meta")
+                {
+                    return Err(DatadirError::HoldsBinary {
+                        dir: name(),
+                        families,
+                    });
+                }
+            }
             let rocks = budget.as_ref().map(|b| b.1.clone()).unwrap_or_default();
             let store =
                 RocksStore::open_with(dir, &rocks).map_err(|source| DatadirError::Open {

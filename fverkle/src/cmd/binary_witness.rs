@@ -1,17 +1,19 @@
 //! Binary witnesses (`spec/BINARY.md`) for `fverkle prove --tree eip7864|eip8297` and
-//! `fverkle verify --tree eip7864|eip8297`: a state from `key,value` files proved for a keys
-//! file, and a witness's bytes checked against a pre-state root.
+//! `fverkle verify --tree eip7864|eip8297`: a state from `key,value` files or from a binary
+//! datadir proved for a keys file, and a witness's bytes checked against a pre-state root.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use bintree::witness::{Claim, Verified, WitnessError, WriteRef};
+use bintree::witness::{Claim, Verified, WitnessError, Write, WriteRef};
 use bintree::{eip7864, eip8297, Blake3, Sha256};
 
 use super::read_input;
 use crate::args::Kind;
 use crate::outcome::Outcome;
+use chain::binary::rocks::RocksBinaryState;
+use chain::binary::BinaryState;
 use chain::hexarg::to_hex;
 use chain::rows::WitnessTree;
 
@@ -20,6 +22,58 @@ struct Proved {
     bytes: Vec<u8>,
     pre_root: [u8; 32],
     keys: usize,
+}
+
+/// The state a binary witness is proved against.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// `key,value` files applied in order to a tree in memory.
+    Csv(&'a [PathBuf]),
+    /// A binary datadir (`replay --tree T --datadir DIR`) at its last block.
+    Datadir(&'a Path),
+}
+
+/// The keys file's reads and writes, keys in `kind`'s form.
+fn key_writes(kind: Kind, keys_text: &str, keys_name: &str) -> Result<Vec<(Vec<u8>, Write)>> {
+    match kind {
+        Kind::Eip7864Sha256 | Kind::Eip7864Blake3 => {
+            eip7864::Tree::<Sha256>::key_writes(keys_text, keys_name)
+        }
+        Kind::Eip8297 => eip8297::Tree::<Blake3>::key_writes(keys_text, keys_name),
+    }
+}
+
+/// Proves the keys file's keys against the binary datadir `dir` of `kind`, at its last block,
+/// without changing the tree in it. A directory that holds no datadir (left as it was), an
+/// empty datadir and a datadir of another tree are errors.
+fn prove_datadir(kind: Kind, dir: &Path, keys_text: &str, keys_name: &str) -> Result<Proved> {
+    let dd = dir.display();
+    if !dir.is_dir() {
+        bail!("{dd}: no such datadir");
+    }
+    if !dir.join("CURRENT").is_file() {
+        bail!("{dd}: not a datadir (no RocksDB CURRENT file)");
+    }
+    let mut state = RocksBinaryState::open(dir, kind.binary())
+        .with_context(|| format!("{dd}: opening the binary datadir"))?;
+    let Some(height) = state.height() else {
+        bail!("{dd}: empty datadir (no genesis written)");
+    };
+    let writes = key_writes(kind, keys_text, keys_name)?;
+    let pre_root = state
+        .root()
+        .with_context(|| format!("{dd}: the root at block {height}"))?;
+    let bytes = state.witness(&writes).with_context(|| {
+        format!(
+            "{keys_name}: proving {} keys at block {height} of {dd}",
+            writes.len()
+        )
+    })?;
+    Ok(Proved {
+        bytes,
+        pre_root,
+        keys: writes.len(),
+    })
 }
 
 /// Applies the state files to `tree` and proves the keys file's keys.
@@ -55,11 +109,11 @@ pub struct ProveOutput<'a> {
 }
 
 /// `fverkle prove --tree eip7864|eip8297`: the witness bytes for the keys file (`keys_text`,
-/// named `keys_name`) against the state the CSV files give; the pre-state root is logged, and
+/// named `keys_name`) against the state `source` gives; the pre-state root is logged, and
 /// with `--json` printed.
 pub fn prove(
     kind: Kind,
-    state: &[PathBuf],
+    source: Source<'_>,
     keys_text: &str,
     keys_name: &str,
     to: &ProveOutput<'_>,
@@ -68,21 +122,27 @@ pub fn prove(
     if to.json && to.out.is_none() {
         bail!("--json with a binary witness needs --out (stdout holds the witness bytes)");
     }
-    let proved = match kind {
-        Kind::Eip7864Sha256 => {
+    let proved = match (source, kind) {
+        (Source::Datadir(dir), _) => prove_datadir(kind, dir, keys_text, keys_name),
+        (Source::Csv(state), Kind::Eip7864Sha256) => {
             prove_in(eip7864::Tree::<Sha256>::new(), state, keys_text, keys_name)
         }
-        Kind::Eip7864Blake3 => {
+        (Source::Csv(state), Kind::Eip7864Blake3) => {
             prove_in(eip7864::Tree::<Blake3>::new(), state, keys_text, keys_name)
         }
-        Kind::Eip8297 => prove_in(eip8297::Tree::<Blake3>::new(), state, keys_text, keys_name),
+        (Source::Csv(state), Kind::Eip8297) => {
+            prove_in(eip8297::Tree::<Blake3>::new(), state, keys_text, keys_name)
+        }
     }?;
     match to.out {
         Some(p) => std::fs::write(p, &proved.bytes)
             .with_context(|| format!("{}: cannot write", p.display()))?,
         None => out.write_all(&proved.bytes)?,
     }
-    let names: Vec<String> = state.iter().map(|p| p.display().to_string()).collect();
+    let names: Vec<String> = match source {
+        Source::Csv(state) => state.iter().map(|p| p.display().to_string()).collect(),
+        Source::Datadir(dir) => vec![dir.display().to_string()],
+    };
     let root = to_hex(&proved.pre_root);
     if let (true, Some(p)) = (to.json, to.out) {
         let line = serde_json::json!({

@@ -34,14 +34,16 @@ pub enum Format {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The tree the state is written to. A binary tree (EIP-7864, EIP-8297) takes its state
-    /// from --csv and writes its binary witness's bytes (`spec/BINARY.md`); the keys file may
-    /// then hold `KEY,delete` for EIP-8297.
+    /// from --csv or from a binary datadir (`replay --tree T --datadir DIR`) and writes its
+    /// binary witness's bytes (`spec/BINARY.md`); the keys file may then hold `KEY,delete`
+    /// for EIP-8297.
     #[arg(long, value_enum, default_value = "verkle")]
     tree: TreeArg,
     /// A binary tree's hash, as for `fverkle root`.
     #[arg(long, value_enum)]
     hash: Option<HashArg>,
-    /// The datadir a replay or `genesis --datadir` wrote.
+    /// The datadir a replay or `genesis --datadir` wrote (with --tree eip7864|eip8297: the
+    /// binary datadir `replay --tree T --datadir` wrote).
     #[arg(long, conflicts_with = "csv", required_unless_present = "csv")]
     datadir: Option<PathBuf>,
     /// The state as `tree_key,value` CSV files (as `root` reads them; a value of `delete`
@@ -179,9 +181,6 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
     let kind = Kind::of(args.tree, args.hash)?;
     if let Some(k) = kind {
         let tree = k.tree();
-        if args.datadir.is_some() {
-            bail!("--datadir: a datadir holds a Verkle state; give a {tree} state as --csv files");
-        }
         if args.fractional || args.bind_absences {
             bail!("--fractional and --bind-absences are for Verkle witnesses, not --tree {tree}");
         }
@@ -201,7 +200,11 @@ pub fn run(args: &Args, json: bool, out: &mut impl Write) -> Result<Outcome> {
             out: args.out.as_deref(),
             json,
         };
-        return binary_witness::prove(k, csv, &text, &name, &to, out);
+        let source = match &args.datadir {
+            Some(dir) => binary_witness::Source::Datadir(dir),
+            None => binary_witness::Source::Csv(csv),
+        };
+        return binary_witness::prove(k, source, &text, &name, &to, out);
     }
     let keys = parse_keys(&text, &name, args.fractional)?;
     let format = args.format.unwrap_or(Format::Json);

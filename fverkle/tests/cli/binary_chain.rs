@@ -295,7 +295,12 @@ fn a_binary_datadir_resumes_after_its_last_block() {
             .arg(&export)
             .output()
             .unwrap();
-        assert_ne!(verkle.status.code(), Some(0), "{}", show(&verkle));
+        assert_eq!(verkle.status.code(), Some(2), "{}", show(&verkle));
+        assert!(
+            show(&verkle).contains("holds a binary tree"),
+            "{}",
+            show(&verkle)
+        );
     }
 }
 
@@ -346,6 +351,165 @@ fn a_binary_generator_in_a_state_dir_writes_the_in_memory_files() {
             String::from_utf8_lossy(&refused.stderr).contains(&file.display().to_string()),
             "{}",
             show(&refused)
+        );
+    }
+}
+
+/// `prove --tree T --datadir DIR` proves keys against a binary datadir at its last block: the
+/// witness verifies against the root the replay ended at, the genesis accounts' basic-data
+/// keys are present in it, a key no account has is absent, and a write gives a post-state
+/// root. A missing directory, a directory that holds no datadir (left empty) and a datadir of
+/// another tree are errors naming the directory.
+#[test]
+fn a_binary_datadir_proves_keys_at_its_last_block() {
+    use bintree::eip8297::keys::address32;
+    use bintree::{eip7864, eip8297, Blake3, Sha256};
+
+    let dir = tempfile::tempdir().unwrap();
+    for (i, tree) in [&["--tree", "eip7864"][..], &["--tree", "eip8297"][..]]
+        .into_iter()
+        .enumerate()
+    {
+        let (export, s) = gen(dir.path(), &format!("p{i}.jsonl"), tree, "9");
+        let genesis = s["genesis"].as_str().unwrap();
+        let datadir = dir.path().join(format!("pdd{i}"));
+        let replayed = fverkle()
+            .args(["--json", "replay", "--genesis", genesis])
+            .args(tree)
+            .arg("--datadir")
+            .arg(&datadir)
+            .arg(&export)
+            .output()
+            .unwrap();
+        assert_eq!(replayed.status.code(), Some(0), "{}", show(&replayed));
+        let root = json_lines(&replayed).last().unwrap()["root"]
+            .as_str()
+            .unwrap()
+            .to_string();
+
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(genesis).unwrap()).unwrap();
+        let accounts: Vec<[u8; 20]> = doc["alloc"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .take(3)
+            .map(|a| {
+                hex::decode(a.trim_start_matches("0x"))
+                    .unwrap()
+                    .try_into()
+                    .unwrap()
+            })
+            .collect();
+        let key = |a: &[u8; 20]| -> String {
+            let a = address32(a);
+            match i {
+                0 => hex::encode(eip7864::keys::basic_data_key::<Sha256>(&a)),
+                _ => hex::encode(eip8297::keys::basic_data_key::<Blake3>(&a)),
+            }
+        };
+        let present: Vec<String> = accounts.iter().map(key).collect();
+        let absent = key(&[0xee; 20]);
+        let written = format!("{},{}", key(&[0xef; 20]), "00".repeat(31) + "07");
+        let keys = dir.path().join(format!("keys{i}.txt"));
+        let lines = [present.clone(), vec![absent.clone(), written]].concat();
+        std::fs::write(&keys, lines.join("\n") + "\n").unwrap();
+
+        let witness = dir.path().join(format!("w{i}.bin"));
+        let proved = fverkle()
+            .args(["--json", "prove"])
+            .args(tree)
+            .arg("--datadir")
+            .arg(&datadir)
+            .arg(&keys)
+            .arg("--out")
+            .arg(&witness)
+            .output()
+            .unwrap();
+        assert_eq!(proved.status.code(), Some(0), "{}", show(&proved));
+        let summary = json_lines(&proved).remove(0);
+        assert_eq!(summary["pre_root"], root.as_str(), "{summary}");
+        assert_eq!(summary["keys"], 5, "{summary}");
+
+        let verify = |pre_root: &str| {
+            fverkle()
+                .args(["--json", "verify"])
+                .args(tree)
+                .args(["--pre-root", pre_root])
+                .arg(&witness)
+                .output()
+                .unwrap()
+        };
+        let checked = verify(&root);
+        assert_eq!(checked.status.code(), Some(0), "{}", show(&checked));
+        let report = json_lines(&checked).remove(0);
+        let claims = report["claims"].as_array().unwrap();
+        assert_eq!(claims.len(), 5, "{report}");
+        for claim in claims {
+            let k = claim["key"].as_str().unwrap().trim_start_matches("0x");
+            if present.iter().any(|p| p == k) {
+                assert!(claim["pre_value"].is_string(), "{claim}");
+            } else {
+                assert!(claim["pre_value"].is_null(), "{claim}");
+            }
+            if k == absent {
+                assert_eq!(claim["write"], "unchanged", "{claim}");
+            }
+        }
+        assert_ne!(report["post_root"], root.as_str(), "{report}");
+        let mut other = root.clone().into_bytes();
+        let last = other.len() - 1;
+        other[last] = if other[last] == b'0' { b'1' } else { b'0' };
+        let lied = verify(std::str::from_utf8(&other).unwrap());
+        assert_eq!(lied.status.code(), Some(1), "{}", show(&lied));
+
+        let prove_in = |dd: &Path, tree: &[&str]| {
+            fverkle()
+                .arg("prove")
+                .args(tree)
+                .arg("--datadir")
+                .arg(dd)
+                .arg(&keys)
+                .output()
+                .unwrap()
+        };
+        let missing = prove_in(&dir.path().join("missing"), tree);
+        assert_eq!(missing.status.code(), Some(2), "{}", show(&missing));
+        assert!(
+            show(&missing).contains("no such datadir"),
+            "{}",
+            show(&missing)
+        );
+        let empty = dir.path().join(format!("empty{i}"));
+        std::fs::create_dir(&empty).unwrap();
+        let not = prove_in(&empty, tree);
+        assert_eq!(not.status.code(), Some(2), "{}", show(&not));
+        assert!(show(&not).contains("not a datadir"), "{}", show(&not));
+        assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+        let other_tree: &[&str] = if i == 0 {
+            &["--tree", "eip8297"]
+        } else {
+            &["--tree", "eip7864"]
+        };
+        let wrong = prove_in(&datadir, other_tree);
+        assert_eq!(wrong.status.code(), Some(2), "{}", show(&wrong));
+        assert!(
+            show(&wrong).contains("the datadir holds"),
+            "{}",
+            show(&wrong)
+        );
+        let verkle = fverkle()
+            .args(["prove", "--datadir"])
+            .arg(&datadir)
+            .arg("-")
+            .write_stdin(format!("{}\n", "11".repeat(32)))
+            .output()
+            .unwrap();
+        assert_eq!(verkle.status.code(), Some(2), "{}", show(&verkle));
+        assert!(
+            show(&verkle).contains("holds a binary tree"),
+            "{}",
+            show(&verkle)
         );
     }
 }

@@ -277,8 +277,10 @@ fn broken_truncated_missing_and_mismatched_witnesses() {
     }
 }
 
+/// A binary prove from a directory without a datadir names it (and leaves it without one);
+/// EIP-7864 defines no deletion.
 #[test]
-fn binary_prove_refuses_a_datadir_and_deletes_on_eip7864() {
+fn binary_prove_names_a_directory_without_a_datadir_and_refuses_deletes_on_eip7864() {
     let (case, _) = eip7864_case();
     let out = fverkle()
         .args(["prove", "--tree", "eip7864", "--datadir"])
@@ -288,10 +290,11 @@ fn binary_prove_refuses_a_datadir_and_deletes_on_eip7864() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--datadir"),
+        String::from_utf8_lossy(&out.stderr).contains("not a datadir"),
         "{}",
         show(&out)
     );
+    assert!(!case.dir.path().join("CURRENT").exists());
 
     std::fs::write(
         case.path("del.txt"),
