@@ -29,6 +29,21 @@ fn gen(dir: &Path, name: &str, tree: &[&str], seed: &str) -> (PathBuf, serde_jso
     (out_path, json_lines(&out).remove(0))
 }
 
+/// The two binary trees' `--tree` arguments.
+const BINARY_TREES: [&[&str]; 2] = [&["--tree", "eip7864"], &["--tree", "eip8297"]];
+
+/// `--json replay --genesis GENESIS TREE --datadir DATADIR FILE`.
+fn replay_into(tree: &[&str], genesis: &str, datadir: &Path, file: &Path) -> std::process::Output {
+    fverkle()
+        .args(["--json", "replay", "--genesis", genesis])
+        .args(tree)
+        .arg("--datadir")
+        .arg(datadir)
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 fn replay(tree: &[&str], genesis: &str, export: &Path) -> std::process::Output {
     fverkle()
         .args(["--json", "replay", "--genesis", genesis])
@@ -234,10 +249,7 @@ fn kaustinen6_is_carried_into_an_eip7864_tree() {
 #[test]
 fn a_binary_datadir_resumes_after_its_last_block() {
     let dir = tempfile::tempdir().unwrap();
-    for (i, tree) in [&["--tree", "eip7864"][..], &["--tree", "eip8297"][..]]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, tree) in BINARY_TREES.into_iter().enumerate() {
         let (export, s) = gen(dir.path(), &format!("c{i}.jsonl"), tree, "5");
         let genesis = s["genesis"].as_str().unwrap();
         let text = std::fs::read_to_string(&export).unwrap();
@@ -245,16 +257,7 @@ fn a_binary_datadir_resumes_after_its_last_block() {
         let two: Vec<&str> = text.lines().take(2).collect();
         std::fs::write(&first_two, two.join("\n") + "\n").unwrap();
         let datadir = dir.path().join(format!("dd{i}"));
-        let into = |file: &Path| {
-            fverkle()
-                .args(["--json", "replay", "--genesis", genesis])
-                .args(tree)
-                .arg("--datadir")
-                .arg(&datadir)
-                .arg(file)
-                .output()
-                .unwrap()
-        };
+        let into = |file: &Path| replay_into(tree, genesis, &datadir, file);
         let part = into(&first_two);
         assert_eq!(part.status.code(), Some(0), "{}", show(&part));
         assert_eq!(json_lines(&part).last().unwrap()["height"], 2);
@@ -366,21 +369,11 @@ fn a_binary_datadir_proves_keys_at_its_last_block() {
     use bintree::{eip7864, eip8297, Blake3, Sha256};
 
     let dir = tempfile::tempdir().unwrap();
-    for (i, tree) in [&["--tree", "eip7864"][..], &["--tree", "eip8297"][..]]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, tree) in BINARY_TREES.into_iter().enumerate() {
         let (export, s) = gen(dir.path(), &format!("p{i}.jsonl"), tree, "9");
         let genesis = s["genesis"].as_str().unwrap();
         let datadir = dir.path().join(format!("pdd{i}"));
-        let replayed = fverkle()
-            .args(["--json", "replay", "--genesis", genesis])
-            .args(tree)
-            .arg("--datadir")
-            .arg(&datadir)
-            .arg(&export)
-            .output()
-            .unwrap();
+        let replayed = replay_into(tree, genesis, &datadir, &export);
         assert_eq!(replayed.status.code(), Some(0), "{}", show(&replayed));
         let root = json_lines(&replayed).last().unwrap()["root"]
             .as_str()
