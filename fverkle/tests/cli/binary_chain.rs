@@ -360,8 +360,8 @@ fn a_binary_generator_in_a_state_dir_writes_the_in_memory_files() {
 
 /// `prove --tree T --datadir DIR` proves keys against a binary datadir at its last block: the
 /// witness verifies against the root the replay ended at, the genesis accounts' basic-data
-/// keys are present in it, a key no account has is absent, and a write gives a post-state
-/// root. A missing directory, a directory that holds no datadir (left empty) and a datadir of
+/// keys are present in it, a key no account has is absent, and a write (and on EIP-8297 a
+/// delete) gives a post-state root. A missing directory, a directory that holds no datadir (left empty) and a datadir of
 /// another tree are errors naming the directory.
 #[test]
 fn a_binary_datadir_proves_keys_at_its_last_block() {
@@ -405,7 +405,11 @@ fn a_binary_datadir_proves_keys_at_its_last_block() {
         let absent = key(&[0xee; 20]);
         let written = format!("{},{}", key(&[0xef; 20]), "00".repeat(31) + "07");
         let keys = dir.path().join(format!("keys{i}.txt"));
-        let lines = [present.clone(), vec![absent.clone(), written]].concat();
+        let mut lines = [present.clone(), vec![absent.clone(), written]].concat();
+        if i == 1 {
+            // EIP-8297 deletes: the last genesis account's basic data.
+            lines[2] = format!("{},delete", present[2]);
+        }
         std::fs::write(&keys, lines.join("\n") + "\n").unwrap();
 
         let witness = dir.path().join(format!("w{i}.bin"));
@@ -447,6 +451,9 @@ fn a_binary_datadir_proves_keys_at_its_last_block() {
             }
             if k == absent {
                 assert_eq!(claim["write"], "unchanged", "{claim}");
+            }
+            if i == 1 && k == present[2] {
+                assert_eq!(claim["write"], "delete", "{claim}");
             }
         }
         assert_ne!(report["post_root"], root.as_str(), "{report}");
