@@ -92,17 +92,18 @@ const SHA256_IV: [u32; 8] = [
 /// SHA-256 of the first `len` (at most [`SHA256_SHORT`]) bytes of `message`, whose other bytes
 /// are zero: padded in place and compressed.
 fn sha256_padded(mut message: [u8; 2 * SHA256_BLOCK], len: usize) -> [u8; 32] {
-    use sha2::digest::generic_array::GenericArray;
+    type Block = sha2::digest::generic_array::GenericArray<u8, sha2::digest::consts::U64>;
     let blocks = if len + 9 <= SHA256_BLOCK { 1 } else { 2 };
     let end = blocks * SHA256_BLOCK;
     message[len] = 0x80;
     message[end - 8..end].copy_from_slice(&(8 * len as u64).to_be_bytes());
     let mut state = SHA256_IV;
+    // Copied as slices (one `memcpy` each): `GenericArray::clone_from_slice` clones byte by
+    // byte, which some builds (thin LTO) leave as a loop.
     let (first, second) = message.split_at(SHA256_BLOCK);
-    let both = [
-        GenericArray::clone_from_slice(first),
-        GenericArray::clone_from_slice(second),
-    ];
+    let mut both = [Block::default(), Block::default()];
+    both[0].copy_from_slice(first);
+    both[1].copy_from_slice(second);
     sha2::compress256(&mut state, &both[..blocks]);
     let mut out = [0u8; 32];
     for (to, word) in out.chunks_exact_mut(4).zip(state) {
