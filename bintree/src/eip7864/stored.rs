@@ -28,9 +28,9 @@ use crate::TreeHash;
 const KIND_INTERNAL: u8 = 1;
 /// Kind byte of a stem node's record.
 const KIND_STEM: u8 = 2;
-/// Stems per slice below which loading does not fork onto another thread.
+/// Records of one level below which they are decoded and checked on one thread.
 #[cfg(feature = "parallel")]
-const PARALLEL_MIN_STEMS: usize = 32;
+const PARALLEL_MIN_RECORDS: usize = 64;
 
 /// An EIP-7864 tree whose nodes live in a store: what is not loaded is a hash, read through
 /// a [`NodeSource`] when an operation reaches it. Roots, values and witnesses are those of
@@ -99,7 +99,7 @@ impl<H: TreeHash> StoredTree<H> {
         key: &[u8],
     ) -> Result<Option<[u8; 32]>, StoreError<S::Error>> {
         let (stem, _) = split_key(key)?;
-        load_paths::<H, S>(&mut self.tree.root, 0, &[stem], 0, source)?;
+        load_paths::<H, S>(&mut self.tree.root, &[stem], source)?;
         Ok(self.tree.get(key).copied())
     }
 
@@ -117,7 +117,7 @@ impl<H: TreeHash> StoredTree<H> {
         }
         stems.sort_unstable();
         stems.dedup();
-        load_paths::<H, S>(&mut self.tree.root, 0, &stems, 0, source)?;
+        load_paths::<H, S>(&mut self.tree.root, &stems, source)?;
         pushed_down(&self.tree.root, 0, &stems, &mut self.written);
         self.written.extend(stems);
         self.tree.apply(writes)?;
@@ -142,7 +142,7 @@ impl<H: TreeHash> StoredTree<H> {
             .collect();
         stems.sort_unstable();
         stems.dedup();
-        load_paths::<H, S>(&mut self.tree.root, 0, &stems, 0, source)?;
+        load_paths::<H, S>(&mut self.tree.root, &stems, source)?;
         Ok(self.tree.witness(writes)?)
     }
 
@@ -222,50 +222,97 @@ fn cached(node: &Node) -> [u8; 32] {
     }
 }
 
-/// Loads the stored nodes on the paths of `stems` (sorted, distinct, sharing bits `..depth`)
-/// below `node`, at `depth`.
+/// Loads the stored nodes on the paths of `stems` (sorted, distinct) below `root`, level by
+/// level: one [`NodeSource::load_many`] for all the stored nodes a level reaches.
 fn load_paths<H: TreeHash, S: NodeSource>(
-    node: &mut Node,
-    depth: usize,
+    root: &mut Node,
     stems: &[[u8; STEM_LENGTH]],
-    level: usize,
     source: &S,
 ) -> Result<(), StoreError<S::Error>> {
-    let Some(first) = stems.first() else {
-        return Ok(());
-    };
-    if let Node::Stored(hash) = node {
-        *node = load::<H, S>(source, depth, first, **hash)?;
+    // The nodes at `depth` on the stems' paths, each with the stems whose paths pass it.
+    let mut level: Vec<(&mut Node, &[[u8; STEM_LENGTH]])> = Vec::new();
+    if !stems.is_empty() {
+        level.push((root, stems));
     }
-    let Node::Internal(internal) = node else {
-        return Ok(());
-    };
-    let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
-    let (left, right) = stems.split_at(mid);
-    #[cfg(not(feature = "parallel"))]
-    let _ = level;
-    #[cfg(feature = "parallel")]
-    if level < super::PARALLEL_LEVELS && stems.len() >= PARALLEL_MIN_STEMS {
-        let (l, r) = rayon::join(
-            || load_paths::<H, S>(&mut internal.left, depth + 1, left, level + 1, source),
-            || load_paths::<H, S>(&mut internal.right, depth + 1, right, level + 1, source),
-        );
-        return l.and(r);
+    let mut depth = 0;
+    while !level.is_empty() {
+        load_level::<H, S>(&mut level, depth, source)?;
+        let mut next = Vec::with_capacity(2 * level.len());
+        for (node, stems) in level {
+            let Node::Internal(internal) = node else {
+                continue;
+            };
+            let internal: &mut Internal = internal;
+            let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+            let (left, right) = stems.split_at(mid);
+            if !left.is_empty() {
+                next.push((&mut internal.left, left));
+            }
+            if !right.is_empty() {
+                next.push((&mut internal.right, right));
+            }
+        }
+        level = next;
+        depth += 1;
     }
-    load_paths::<H, S>(&mut internal.left, depth + 1, left, level + 1, source)?;
-    load_paths::<H, S>(&mut internal.right, depth + 1, right, level + 1, source)
+    Ok(())
 }
 
-/// The node stored at `depth` on `stem`'s path, which must hash to `expected`.
-fn load<H: TreeHash, S: NodeSource>(
-    source: &S,
+/// A stored handle being loaded: the node, the first stem whose path passes it, its record.
+struct Load<'a> {
+    node: &'a mut Node,
+    stem: &'a [u8; STEM_LENGTH],
+    record: Vec<u8>,
+}
+
+/// Replaces the stored handles among the nodes of `level` (at `depth`, each with the stems
+/// whose paths pass it, the first naming its position) by the nodes their records hold,
+/// read with one [`NodeSource::load_many`] and each checked against its handle's hash.
+fn load_level<H: TreeHash, S: NodeSource>(
+    level: &mut [(&mut Node, &[[u8; STEM_LENGTH]])],
     depth: usize,
-    stem: &[u8; STEM_LENGTH],
-    expected: [u8; 32],
-) -> Result<Node, StoreError<S::Error>> {
-    let key = position(stem, depth, None, 1);
-    let record = store::load(source, &key)?;
-    decode::<H>(&record, depth, stem, expected).map_err(|error| corrupt(&key, error))
+    source: &S,
+) -> Result<(), StoreError<S::Error>> {
+    let mut loads: Vec<Load<'_>> = level
+        .iter_mut()
+        .filter_map(|(node, stems)| match (&**node, stems.first()) {
+            (Node::Stored(_), Some(stem)) => Some(Load {
+                node,
+                stem,
+                record: Vec::new(),
+            }),
+            _ => None,
+        })
+        .collect();
+    if loads.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<Vec<u8>> = loads
+        .iter()
+        .map(|load| position(load.stem, depth, None, 1))
+        .collect();
+    let records = store::load_many(source, &keys)?;
+    for (load, record) in loads.iter_mut().zip(records) {
+        load.record = record;
+    }
+    let decode_one = |load: &mut Load<'_>| {
+        let expected = cached(load.node);
+        decode::<H>(&load.record, depth, load.stem, expected).map(|node| *load.node = node)
+    };
+    #[cfg(feature = "parallel")]
+    let outcomes: Vec<Result<(), RecordError>> = if loads.len() >= PARALLEL_MIN_RECORDS {
+        use rayon::prelude::*;
+        loads.par_iter_mut().map(decode_one).collect()
+    } else {
+        loads.iter_mut().map(decode_one).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let outcomes: Vec<Result<(), RecordError>> = loads.iter_mut().map(decode_one).collect();
+    // The first corrupt record in key order is the one reported.
+    for (outcome, key) in outcomes.into_iter().zip(&keys) {
+        outcome.map_err(|error| corrupt(key, error))?;
+    }
+    Ok(())
 }
 
 /// Decodes the record of the node at `depth` on `path`'s path and checks its hash.
@@ -437,7 +484,7 @@ fn evict_below(node: &mut Node, depth: usize, keep: usize) {
 mod tests {
     use super::*;
     use crate::fuzz::rng::Rng;
-    use crate::store::MapSource;
+    use crate::store::{Batches, MapSource};
     use crate::Sha256;
 
     fn key(rng: &mut Rng, stems: &[[u8; STEM_LENGTH]]) -> [u8; 32] {
@@ -523,6 +570,9 @@ mod tests {
     /// What a corrupt record's error must be.
     type Expect = fn(&RecordError) -> bool;
 
+    /// How a record is corrupted.
+    type Edit = fn(&mut Vec<u8>);
+
     #[test]
     fn an_internal_node_past_the_last_stem_bit_is_an_error() {
         // A store whose hashes agree all the way down a chain of internal nodes on the zero
@@ -599,5 +649,131 @@ mod tests {
             tree.get(&map, &[0u8; 32]),
             Err(StoreError::Missing { .. })
         ));
+    }
+
+    /// A store of `count` random keys, its root and value count, and its tree's levels.
+    fn stored_keys(rng: &mut Rng, count: usize) -> (MapSource, Vec<[u8; 32]>, Changes, usize) {
+        let map = MapSource::default();
+        let keys: Vec<[u8; 32]> = (0..count).map(|_| rng.bytes()).collect();
+        let mut built = StoredTree::<Sha256>::new();
+        built
+            .apply(&map, keys.iter().map(|k| (k, Sha256::hash(&[k]))))
+            .unwrap();
+        let changes = built.changes();
+        map.write(&changes);
+        let mut counts = Vec::new();
+        count_levels(&built.tree.root, 0, &mut counts);
+        (map, keys, changes, counts.len())
+    }
+
+    /// Updates of every third key, and new keys beside them.
+    fn updates(rng: &mut Rng, keys: &[[u8; 32]]) -> Vec<([u8; 32], [u8; 32])> {
+        let mut writes: Vec<([u8; 32], [u8; 32])> =
+            keys.iter().step_by(3).map(|k| (*k, rng.bytes())).collect();
+        writes.extend((0..100).map(|_| (rng.bytes(), rng.bytes())));
+        writes
+    }
+
+    #[test]
+    fn a_batch_reads_each_level_once_and_matches_reads_one_at_a_time() {
+        let mut rng = Rng::new(1);
+        let (map, keys, stored, levels) = stored_keys(&mut rng, 3000);
+        let writes = updates(&mut rng, &keys);
+        let batches = Batches {
+            map,
+            ..Batches::default()
+        };
+        let mut batched = StoredTree::<Sha256>::open(stored.root, stored.len);
+        batched.apply(&batches, writes.iter().copied()).unwrap();
+        let calls = batches.take();
+        // At most one read per level, each of one level's distinct positions, levels in order.
+        assert!(
+            calls.len() <= levels,
+            "{} reads, {levels} levels",
+            calls.len()
+        );
+        assert!(calls.iter().any(|call| call.len() > 100));
+        let mut last_depth = None;
+        for call in &calls {
+            let depth = call[0][0];
+            assert!(call.iter().all(|key| key[0] == depth));
+            assert!(call.windows(2).all(|pair| pair[0] < pair[1]));
+            assert!(last_depth < Some(depth));
+            last_depth = Some(depth);
+        }
+        // The source's default reads one record at a time.
+        let mut single = StoredTree::<Sha256>::open(stored.root, stored.len);
+        single.apply(&batches.map, writes.iter().copied()).unwrap();
+        let mut memory = Tree::<Sha256>::new();
+        memory
+            .apply(keys.iter().map(|k| (k, Sha256::hash(&[k]))))
+            .unwrap();
+        memory.apply(writes.iter().copied()).unwrap();
+        let changes = batched.changes();
+        assert_eq!(changes, single.changes());
+        assert_eq!(changes.root, memory.root());
+        assert_eq!(batched.hash_count(), single.hash_count());
+        assert_eq!(batched.loaded_nodes(), single.loaded_nodes());
+    }
+
+    #[test]
+    fn a_corrupt_record_amid_a_batch_or_a_wrong_answer_count_is_an_error() {
+        let mut rng = Rng::new(2);
+        let (map, keys, stored, _) = stored_keys(&mut rng, 500);
+        let writes = updates(&mut rng, &keys);
+        let records = map.records.lock().unwrap().clone();
+        let source = |skew| Batches {
+            map: MapSource {
+                records: std::sync::Mutex::new(records.clone()),
+            },
+            skew,
+            ..Batches::default()
+        };
+        for skew in [1, -1] {
+            let mut tree = StoredTree::<Sha256>::open(stored.root, stored.len);
+            match tree.apply(&source(skew), writes.iter().copied()) {
+                Err(StoreError::Answers { asked, got, .. }) => {
+                    assert_eq!(got, asked.saturating_add_signed(-skew))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let batches = source(0);
+        StoredTree::<Sha256>::open(stored.root, stored.len)
+            .apply(&batches, writes.iter().copied())
+            .unwrap();
+        let widest = batches
+            .take()
+            .into_iter()
+            .max_by_key(Vec::len)
+            .unwrap_or_default();
+        assert!(widest.len() > 2);
+        let middle = widest[widest.len() / 2].clone();
+        let cases: [(Edit, Expect); 3] = [
+            (|r| r[10] ^= 1, |e| matches!(e, RecordError::Hash { .. })),
+            (
+                |r| r.truncate(3),
+                |e| matches!(e, RecordError::Truncated { .. }),
+            ),
+            (|r| r[1] = 9, |e| matches!(e, RecordError::Kind { got: 9 })),
+        ];
+        for (edit, expected) in cases {
+            let mut record = records[&middle].clone();
+            edit(&mut record);
+            batches
+                .map
+                .records
+                .lock()
+                .unwrap()
+                .insert(middle.clone(), record);
+            let mut tree = StoredTree::<Sha256>::open(stored.root, stored.len);
+            match tree.apply(&batches, writes.iter().copied()) {
+                Err(StoreError::Corrupt { key, error }) => {
+                    assert_eq!(key, middle);
+                    assert!(expected(&error), "{error:?}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }

@@ -106,7 +106,7 @@ impl<H: TreeHash> StoredTree<H> {
         key: &[u8],
     ) -> Result<Option<[u8; 32]>, StoreError<S::Error>> {
         check_key(key)?;
-        self.load_path(source, key, false, false)?;
+        self.load_paths(source, vec![(key, false)], false)?;
         Ok(self.tree.get(key).copied())
     }
 
@@ -122,8 +122,12 @@ impl<H: TreeHash> StoredTree<H> {
         for (key, _) in &writes {
             check_key(key.as_ref())?;
         }
-        for (key, value) in &writes {
-            self.load_path(source, key.as_ref(), value.is_none(), true)?;
+        let keys = writes
+            .iter()
+            .map(|(key, value)| (key.as_ref(), value.is_none()))
+            .collect();
+        self.load_paths(source, keys, true)?;
+        for (key, _) in &writes {
             self.written.insert(key.as_ref().to_vec());
         }
         self.tree.apply(writes)?;
@@ -142,12 +146,13 @@ impl<H: TreeHash> StoredTree<H> {
         source: &S,
         writes: &[(K, Write)],
     ) -> Result<Vec<u8>, StoreError<S::Error>> {
-        for (key, write) in writes {
-            // Keys of a wrong length are left to the witness's own error.
-            if check_key(key.as_ref()).is_ok() {
-                self.load_path(source, key.as_ref(), *write == Write::Delete, false)?;
-            }
-        }
+        // Keys of a wrong length are left to the witness's own error.
+        let keys = writes
+            .iter()
+            .filter(|(key, _)| check_key(key.as_ref()).is_ok())
+            .map(|(key, write)| (key.as_ref(), *write == Write::Delete))
+            .collect();
+        self.load_paths(source, keys, false)?;
         Ok(self.tree.witness(writes)?)
     }
 
@@ -227,52 +232,138 @@ impl<H: TreeHash> StoredTree<H> {
         }
     }
 
-    /// Loads the stored nodes on `key`'s path, and for a removal the node beside each branch
-    /// passed; with `record`, notes the positions of the nodes passed.
-    fn load_path<S: NodeSource>(
+    /// Loads the stored nodes on the paths of `keys` (each with whether it is a removal), and
+    /// for a removal the node beside each branch its path passes; with `record`, notes the
+    /// positions of the nodes passed. Level by level (a level: the nodes below as many
+    /// branches), one [`NodeSource::load_many`] for all the stored nodes a level reaches.
+    fn load_paths<S: NodeSource>(
         &mut self,
         source: &S,
-        key: &[u8],
-        removal: bool,
+        mut keys: Vec<(&[u8], bool)>,
         record: bool,
     ) -> Result<(), StoreError<S::Error>> {
-        let mut node = &mut self.tree.root;
-        let mut start = 0;
-        loop {
-            if let Node::Stored(hash) = node {
-                let expected = **hash;
-                *node = load::<H, S>(source, key, start, None, expected)?;
-            }
-            if record && !matches!(node, Node::Empty) {
-                self.visited.insert(position(key, start, None, WIDTH));
-            }
-            let Node::Branch(branch) = node else {
-                return Ok(());
-            };
-            let split = branch.split;
-            let limit = core::cmp::min(split, 8 * key.len());
-            if 8 * key.len() <= split || first_difference(&branch.path, key, start, limit) < limit {
-                return Ok(());
-            }
-            let (next, other) = if bit(key, split) == 0 {
-                (&mut branch.left, &mut branch.right)
-            } else {
-                (&mut branch.right, &mut branch.left)
-            };
-            if removal {
-                if let Node::Stored(hash) = other {
-                    let expected = **hash;
-                    *other = load::<H, S>(source, key, split + 1, Some(split), expected)?;
-                }
-                if record && !matches!(other, Node::Empty) {
-                    self.visited
-                        .insert(position(key, split + 1, Some(split), WIDTH));
-                }
-            }
-            start = split + 1;
-            node = next;
+        keys.sort_unstable();
+        // One entry per key, a removal if any of its writes is one (sorted: `true` last).
+        keys.reverse();
+        keys.dedup_by_key(|(key, _)| *key);
+        keys.reverse();
+        let mut level = vec![Visit {
+            node: &mut self.tree.root,
+            start: 0,
+            name: keys.first().map_or(&[][..], |(key, _)| *key),
+            flip: None,
+            keys: 0..keys.len(),
+        }];
+        if keys.is_empty() {
+            return Ok(());
         }
+        while !level.is_empty() {
+            load_level::<H, S>(&mut level, source)?;
+            let mut next = Vec::with_capacity(2 * level.len());
+            let mut next_keys = Vec::with_capacity(keys.len());
+            for visit in level {
+                if record && !matches!(visit.node, Node::Empty) {
+                    self.visited
+                        .insert(position(visit.name, visit.start, visit.flip, WIDTH));
+                }
+                let Node::Branch(branch) = visit.node else {
+                    continue;
+                };
+                let branch: &mut Branch = branch;
+                let split = branch.split;
+                let passing = |key: &&[u8]| {
+                    let limit = core::cmp::min(split, 8 * key.len());
+                    8 * key.len() > split
+                        && first_difference(&branch.path, key, visit.start, limit) >= limit
+                };
+                let group = keys.get(visit.keys).unwrap_or_default();
+                let left_from = next_keys.len();
+                next_keys.extend(
+                    group
+                        .iter()
+                        .filter(|(key, _)| passing(key) && bit(key, split) == 0),
+                );
+                let right_from = next_keys.len();
+                next_keys.extend(
+                    group
+                        .iter()
+                        .filter(|(key, _)| passing(key) && bit(key, split) == 1),
+                );
+                let end = next_keys.len();
+                // A removal's path loads the node beside it, named by the removal's key with
+                // the split bit inverted.
+                let removal = |range: core::ops::Range<usize>| {
+                    next_keys
+                        .get(range)
+                        .unwrap_or_default()
+                        .iter()
+                        .find(|(_, removal)| *removal)
+                        .map(|(key, _)| *key)
+                };
+                let children = [
+                    (&mut branch.left, left_from..right_from, right_from..end),
+                    (&mut branch.right, right_from..end, left_from..right_from),
+                ];
+                for (node, own, other) in children {
+                    if let Some(&(name, _)) = next_keys.get(own.start).filter(|_| !own.is_empty()) {
+                        next.push(Visit {
+                            node,
+                            start: split + 1,
+                            name,
+                            flip: None,
+                            keys: own,
+                        });
+                    } else if let Some(name) = removal(other) {
+                        next.push(Visit {
+                            node,
+                            start: split + 1,
+                            name,
+                            flip: Some(split),
+                            keys: 0..0,
+                        });
+                    }
+                }
+            }
+            keys = next_keys;
+            level = next;
+        }
+        Ok(())
     }
+}
+
+/// A node a batch's paths reach: the node, where its prefix starts, the key naming its
+/// position (with the bit `flip` inverted, for the node beside a removal's path) and the
+/// range of the level's keys whose paths pass it.
+struct Visit<'n, 'k> {
+    node: &'n mut Node,
+    start: usize,
+    name: &'k [u8],
+    flip: Option<usize>,
+    keys: core::ops::Range<usize>,
+}
+
+/// Replaces the stored handles among the nodes of `level` by the nodes their records hold,
+/// read with one [`NodeSource::load_many`] and each checked against its handle's hash.
+fn load_level<H: TreeHash, S: NodeSource>(
+    level: &mut [Visit<'_, '_>],
+    source: &S,
+) -> Result<(), StoreError<S::Error>> {
+    let stored: Vec<&mut Visit<'_, '_>> = level
+        .iter_mut()
+        .filter(|visit| matches!(visit.node, Node::Stored(_)))
+        .collect();
+    let keys: Vec<Vec<u8>> = stored
+        .iter()
+        .map(|visit| position(visit.name, visit.start, visit.flip, WIDTH))
+        .collect();
+    let records = store::load_many(source, &keys)?;
+    for ((visit, record), key) in stored.into_iter().zip(records).zip(&keys) {
+        let expected = cached(visit.node);
+        let bits = key.get(WIDTH..).unwrap_or_default();
+        *visit.node = decode::<H>(&record, bits, visit.start, expected)
+            .map_err(|error| corrupt(key, error))?;
+    }
+    Ok(())
 }
 
 /// Checks a key's length (1 to [`MAX_KEY_LENGTH`] bytes).
@@ -294,20 +385,6 @@ fn cached(node: &Node) -> [u8; 32] {
         Node::Branch(branch) => branch.hash.unwrap_or_default(),
         Node::Stored(hash) => **hash,
     }
-}
-
-/// The node stored at the position of the first `start` bits of `path` (bit `flip`
-/// inverted), which must hash to `expected`.
-fn load<H: TreeHash, S: NodeSource>(
-    source: &S,
-    path: &[u8],
-    start: usize,
-    flip: Option<usize>,
-    expected: [u8; 32],
-) -> Result<Node, StoreError<S::Error>> {
-    let key = position(path, start, flip, WIDTH);
-    let record = store::load(source, &key)?;
-    decode::<H>(&record, &key[WIDTH..], start, expected).map_err(|error| corrupt(&key, error))
 }
 
 /// Decodes the record of the node at the position of the first `start` bits of `bits`, and
@@ -462,7 +539,7 @@ fn levels(root: &Node) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::fuzz::rng::Rng;
-    use crate::store::MapSource;
+    use crate::store::{Batches, MapSource};
     use crate::Blake3;
 
     /// Keys of 3 bytes sharing prefixes, so that writes split and deletes collapse.
@@ -563,6 +640,130 @@ mod tests {
             let mut tree = StoredTree::<Blake3>::open(changes.root, changes.len);
             match tree.get(&map, &[0u8]) {
                 Err(StoreError::Corrupt { key, .. }) => assert_eq!(key, root_key),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// A store of `count` random keys of 20 bytes, its root and key count, and its levels.
+    fn stored_keys(rng: &mut Rng, count: usize) -> (MapSource, Vec<Vec<u8>>, Changes, usize) {
+        let map = MapSource::default();
+        let keys: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes::<20>().to_vec()).collect();
+        let mut built = StoredTree::<Blake3>::new();
+        built
+            .apply(&map, keys.iter().map(|k| (k, Some(Blake3::hash(&[k])))))
+            .unwrap();
+        let changes = built.changes();
+        map.write(&changes);
+        let levels = levels(&built.tree.root).len();
+        (map, keys, changes, levels)
+    }
+
+    /// Removals of every seventh key, updates of every fifth, and new keys.
+    fn updates(rng: &mut Rng, keys: &[Vec<u8>]) -> Vec<(Vec<u8>, Option<[u8; 32]>)> {
+        let mut writes: Vec<(Vec<u8>, Option<[u8; 32]>)> =
+            keys.iter().step_by(7).map(|k| (k.clone(), None)).collect();
+        writes.extend(
+            keys.iter()
+                .step_by(5)
+                .map(|k| (k.clone(), Some(rng.bytes()))),
+        );
+        writes.extend((0..100).map(|_| (rng.bytes::<20>().to_vec(), Some(rng.bytes()))));
+        writes
+    }
+
+    #[test]
+    fn a_batch_reads_each_level_once_and_matches_reads_one_at_a_time() {
+        let mut rng = Rng::new(3);
+        let (map, keys, stored, levels) = stored_keys(&mut rng, 3000);
+        let writes = updates(&mut rng, &keys);
+        let batches = Batches {
+            map,
+            ..Batches::default()
+        };
+        let mut batched = StoredTree::<Blake3>::open(stored.root, stored.len);
+        batched
+            .apply(&batches, writes.iter().map(|(k, v)| (k, *v)))
+            .unwrap();
+        let calls = batches.take();
+        assert!(
+            calls.len() <= levels,
+            "{} reads, {levels} levels",
+            calls.len()
+        );
+        assert!(calls.iter().any(|call| call.len() > 100));
+        for call in &calls {
+            let mut distinct = call.clone();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), call.len());
+        }
+        // The source's default reads one record at a time.
+        let mut single = StoredTree::<Blake3>::open(stored.root, stored.len);
+        single
+            .apply(&batches.map, writes.iter().map(|(k, v)| (k, *v)))
+            .unwrap();
+        let mut memory = Tree::<Blake3>::new();
+        memory
+            .apply(keys.iter().map(|k| (k, Some(Blake3::hash(&[k])))))
+            .unwrap();
+        memory.apply(writes.iter().map(|(k, v)| (k, *v))).unwrap();
+        let changes = batched.changes();
+        assert!(!changes.deletes.is_empty());
+        assert_eq!(changes, single.changes());
+        assert_eq!(changes.root, memory.root());
+        assert_eq!(batched.hash_count(), single.hash_count());
+        assert_eq!(batched.loaded_nodes(), single.loaded_nodes());
+    }
+
+    #[test]
+    fn a_corrupt_record_amid_a_batch_or_a_wrong_answer_count_is_an_error() {
+        let mut rng = Rng::new(4);
+        let (map, keys, stored, _) = stored_keys(&mut rng, 500);
+        let writes = updates(&mut rng, &keys);
+        let records = map.records.lock().unwrap().clone();
+        let source = |skew| Batches {
+            map: MapSource {
+                records: std::sync::Mutex::new(records.clone()),
+            },
+            skew,
+            ..Batches::default()
+        };
+        for skew in [1, -1] {
+            let mut tree = StoredTree::<Blake3>::open(stored.root, stored.len);
+            match tree.apply(&source(skew), writes.iter().map(|(k, v)| (k, *v))) {
+                Err(StoreError::Answers { asked, got, .. }) => {
+                    assert_eq!(got, asked.saturating_add_signed(-skew))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let batches = source(0);
+        StoredTree::<Blake3>::open(stored.root, stored.len)
+            .apply(&batches, writes.iter().map(|(k, v)| (k, *v)))
+            .unwrap();
+        let widest = batches
+            .take()
+            .into_iter()
+            .max_by_key(Vec::len)
+            .unwrap_or_default();
+        assert!(widest.len() > 2);
+        let middle = widest[widest.len() / 2].clone();
+        for edit in [
+            |r: &mut Vec<u8>| r[10] ^= 1,
+            |r: &mut Vec<u8>| r.truncate(3),
+        ] {
+            let mut record = records[&middle].clone();
+            edit(&mut record);
+            batches
+                .map
+                .records
+                .lock()
+                .unwrap()
+                .insert(middle.clone(), record);
+            let mut tree = StoredTree::<Blake3>::open(stored.root, stored.len);
+            match tree.apply(&batches, writes.iter().map(|(k, v)| (k, *v))) {
+                Err(StoreError::Corrupt { key, .. }) => assert_eq!(key, middle),
                 other => panic!("{other:?}"),
             }
         }

@@ -13,7 +13,8 @@
 //! A subtree not in memory is a stored handle carrying its hash, so a parent is rehashed
 //! without loading it. Loading checks every record against the hash its parent holds: a
 //! record that does not decode or does not hash to that value is an error naming its
-//! position, never a panic.
+//! position, never a panic. A batch of keys is loaded level by level, one
+//! [`NodeSource::load_many`] for all the records a level needs.
 
 use core::fmt;
 
@@ -31,6 +32,15 @@ pub trait NodeSource: Sync {
 
     /// The record stored under the position `key`, if any.
     fn load(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
+
+    /// The records stored under the positions `keys` (distinct, in any order), one answer per
+    /// key in the keys' order (`None`: absent). The default reads them one after the other
+    /// with [`NodeSource::load`]; a store that reads many records at once faster (one
+    /// multi-get) overrides it. An answer list of another length than `keys` is an error of
+    /// the tree that asked ([`StoreError::Answers`]).
+    fn load_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        keys.iter().map(|key| self.load(key)).collect()
+    }
 }
 
 /// A source with no records: a tree built from nothing never reads one.
@@ -119,6 +129,26 @@ pub enum StoreError<E: fmt::Display + fmt::Debug> {
         key: Vec<u8>,
         /// The source's error.
         cause: E,
+    },
+    /// The source failed reading several records at once.
+    #[error("loading {count} node records from {}: {cause}", Hex(first))]
+    SourceMany {
+        /// The first position asked for.
+        first: Vec<u8>,
+        /// The number of positions asked for.
+        count: usize,
+        /// The source's error.
+        cause: E,
+    },
+    /// The source answered another number of records than positions asked for.
+    #[error("{got} answers for {asked} node records from {}", Hex(first))]
+    Answers {
+        /// The first position asked for.
+        first: Vec<u8>,
+        /// The number of positions asked for.
+        asked: usize,
+        /// The number of answers.
+        got: usize,
     },
     /// A record the tree refers to is absent.
     #[error("node record {} is missing", Hex(key))]
@@ -243,6 +273,40 @@ pub(crate) fn load<S: NodeSource>(source: &S, key: &[u8]) -> Result<Vec<u8>, Sto
     }
 }
 
+/// Loads the records at `keys` through one [`NodeSource::load_many`] (one
+/// [`NodeSource::load`] for a single key), in the keys' order; an absent record is
+/// [`StoreError::Missing`], an answer list of another length [`StoreError::Answers`].
+pub(crate) fn load_many<S: NodeSource>(
+    source: &S,
+    keys: &[Vec<u8>],
+) -> Result<Vec<Vec<u8>>, StoreError<S::Error>> {
+    let [first, ..] = keys else {
+        return Ok(Vec::new());
+    };
+    if let [key] = keys {
+        return Ok(vec![load(source, key)?]);
+    }
+    let asked: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let answers = source
+        .load_many(&asked)
+        .map_err(|cause| StoreError::SourceMany {
+            first: first.clone(),
+            count: keys.len(),
+            cause,
+        })?;
+    if answers.len() != keys.len() {
+        return Err(StoreError::Answers {
+            first: first.clone(),
+            asked: keys.len(),
+            got: answers.len(),
+        });
+    }
+    keys.iter()
+        .zip(answers)
+        .map(|(key, answer)| answer.ok_or_else(|| StoreError::Missing { key: key.clone() }))
+        .collect()
+}
+
 /// `error` about the record at `key`.
 pub(crate) fn corrupt<E: fmt::Display + fmt::Debug>(
     key: &[u8],
@@ -285,9 +349,112 @@ impl MapSource {
     }
 }
 
+/// A [`MapSource`] that notes every read, for the stored trees' tests: the keys of each
+/// [`NodeSource::load_many`] and of each [`NodeSource::load`] (a batch of one), and answers
+/// `skew` fewer records than asked (negative: more) to a multi-key read.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Batches {
+    pub(crate) map: MapSource,
+    pub(crate) calls: std::sync::Mutex<Vec<Vec<Vec<u8>>>>,
+    pub(crate) skew: isize,
+}
+
+#[cfg(test)]
+impl NodeSource for Batches {
+    type Error = core::convert::Infallible;
+    fn load(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
+        self.calls.lock().unwrap().push(vec![key.to_vec()]);
+        self.map.load(key)
+    }
+    fn load_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(keys.iter().map(|key| key.to_vec()).collect());
+        let mut answers = keys
+            .iter()
+            .map(|key| self.map.load(key))
+            .collect::<Result<Vec<_>, _>>()?;
+        let len = answers.len().saturating_add_signed(-self.skew);
+        answers.resize(len, None);
+        Ok(answers)
+    }
+}
+
+#[cfg(test)]
+impl Batches {
+    /// The reads so far, each a list of keys, and forgets them.
+    pub(crate) fn take(&self) -> Vec<Vec<Vec<u8>>> {
+        core::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+/// A source whose every read fails.
+#[cfg(test)]
+pub(crate) struct Failing;
+
+#[cfg(test)]
+impl NodeSource for Failing {
+    type Error = &'static str;
+    fn load(&self, _key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
+        Err("closed")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_records_load_in_the_keys_order_with_typed_errors() {
+        let source = Batches::default();
+        source.map.records.lock().unwrap().extend([
+            (vec![1], vec![10]),
+            (vec![2], vec![20]),
+            (vec![3], vec![30]),
+        ]);
+        let keys = [vec![3], vec![1], vec![2]];
+        assert_eq!(
+            load_many(&source, &keys).unwrap(),
+            [vec![30], vec![10], vec![20]]
+        );
+        assert_eq!(source.take(), [keys.to_vec()]);
+        // A single key is one plain load.
+        assert_eq!(load_many(&source, &keys[..1]).unwrap(), [vec![30]]);
+        assert_eq!(source.take(), [vec![vec![3]]]);
+        assert!(load_many(&source, &[]).unwrap().is_empty());
+        assert!(source.take().is_empty());
+        match load_many(&source, &[vec![1], vec![4], vec![2]]) {
+            Err(StoreError::Missing { key }) => assert_eq!(key, [4]),
+            other => panic!("{other:?}"),
+        }
+        for skew in [1, -1, 3] {
+            let source = Batches {
+                skew,
+                ..Batches::default()
+            };
+            match load_many(&source, &keys) {
+                Err(StoreError::Answers { first, asked, got }) => {
+                    assert_eq!((first, asked), (vec![3], 3));
+                    assert_eq!(got, 3usize.saturating_add_signed(-skew));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        match load_many(&Failing, &keys) {
+            Err(StoreError::SourceMany {
+                first,
+                count,
+                cause,
+            }) => assert_eq!((first, count, cause), (vec![3], 3, "closed")),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            load_many(&Failing, &keys[..1]),
+            Err(StoreError::Source { .. })
+        ));
+    }
 
     #[test]
     fn positions_are_masked_bit_paths() {

@@ -144,6 +144,18 @@ impl NodeSource for Nodes<'_> {
             None => Ok(None),
         }
     }
+
+    /// One RocksDB batched multi-get for all the keys (the first failing read is the error).
+    fn load_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, rocksdb::Error> {
+        let Some(cf) = self.db.cf_handle(CF_NODES) else {
+            return Ok(vec![None; keys.len()]);
+        };
+        self.db
+            .batched_multi_get_cf(cf, keys.iter().copied(), false)
+            .into_iter()
+            .map(|answer| answer.map(|record| record.map(|slice| slice.to_vec())))
+            .collect()
+    }
 }
 
 /// A binary state tree in a RocksDB datadir.
