@@ -18,8 +18,8 @@ use super::tree::{split_key, Internal, Node, Tree};
 use crate::bits::bit;
 use crate::prelude::*;
 use crate::store::{
-    self, corrupt, position, same_bits, Changes, NodeSource, Reader, RecordError, StoreError,
-    RECORD_VERSION,
+    self, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader, RecordError,
+    StoreError, RECORD_VERSION,
 };
 use crate::witness::Write;
 use crate::TreeHash;
@@ -150,17 +150,33 @@ impl<H: TreeHash> StoredTree<H> {
     /// a written path, and every stem node a write pushed down. EIP-7864 never empties a
     /// position, so there is nothing to delete. Computes the root first.
     pub fn changes(&mut self) -> Changes {
-        let root = self.tree.root();
-        let stems: Vec<[u8; STEM_LENGTH]> = self.written.iter().copied().collect();
         let mut puts = Vec::new();
-        collect(&self.tree.root, 0, &stems, &mut puts);
-        puts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let (root, len) =
+            self.changes_with(|key, record| puts.push((key.to_vec(), record.to_vec())));
         Changes {
             puts,
             deletes: Vec::new(),
             root,
-            len: self.tree.len() as u64,
+            len,
         }
+    }
+
+    /// The puts of [`StoredTree::changes`], each handed to `put` as (position, record) in key
+    /// order, without a buffer per record; returns the root and the number of values.
+    pub fn changes_with(&mut self, mut put: impl FnMut(&[u8], &[u8])) -> ([u8; 32], u64) {
+        let root = self.tree.root();
+        let stems: Vec<[u8; STEM_LENGTH]> = self.written.iter().copied().collect();
+        let mut levels = Vec::new();
+        collect(&self.tree.root, 0, &stems, &mut levels);
+        for (depth, level) in levels.iter().enumerate() {
+            let width = 1 + depth.div_ceil(8);
+            let mut start = 0;
+            for (key, &end) in level.keys.chunks_exact(width).zip(&level.ends) {
+                put(key, level.records.get(start..end).unwrap_or_default());
+                start = end;
+            }
+        }
+        (root, self.tree.len() as u64)
     }
 
     /// Marks the last [`StoredTree::changes`] as written to the store: the next changes start
@@ -372,19 +388,17 @@ fn decode<H: TreeHash>(
     Ok(node)
 }
 
-/// The record of `node` (internal or stem, hashed).
-fn encode(node: &Node) -> Vec<u8> {
+/// Appends the record of `node` (internal or stem, hashed; nothing for others) to `out`.
+fn encode_into(node: &Node, out: &mut Vec<u8>) {
     match node {
         Node::Internal(internal) => {
-            let mut out = Vec::with_capacity(66);
             out.extend_from_slice(&[RECORD_VERSION, KIND_INTERNAL]);
             out.extend_from_slice(&cached(&internal.left));
             out.extend_from_slice(&cached(&internal.right));
-            out
         }
         Node::Stem(stem) => {
             let values = stem.values();
-            let mut out = Vec::with_capacity(3 + STEM_LENGTH + 33 * values.len());
+            out.reserve(3 + STEM_LENGTH + 33 * values.len());
             out.extend_from_slice(&[RECORD_VERSION, KIND_STEM]);
             out.extend_from_slice(&stem.stem);
             out.push(values.len().saturating_sub(1) as u8);
@@ -392,9 +406,8 @@ fn encode(node: &Node) -> Vec<u8> {
                 out.push(index);
                 out.extend_from_slice(value);
             }
-            out
         }
-        Node::Empty | Node::Stored(_) => Vec::new(),
+        Node::Empty | Node::Stored(_) => {}
     }
 }
 
@@ -424,25 +437,38 @@ fn pushed_down(
     }
 }
 
-/// Appends the records of the loaded nodes on the paths of `stems` (sorted, distinct,
-/// sharing bits `..depth`) below `node` at `depth`.
-fn collect(
-    node: &Node,
-    depth: usize,
-    stems: &[[u8; STEM_LENGTH]],
-    puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
-) {
+/// The records of the nodes at one depth, in key order: the positions end to end (all of one
+/// length), the records end to end, and where each record ends.
+#[derive(Default)]
+struct Level {
+    keys: Vec<u8>,
+    records: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// Appends to `levels` (by depth) the records of the loaded nodes on the paths of `stems`
+/// (sorted, distinct, sharing bits `..depth`) below `node` at `depth`. Left before right, so
+/// each depth's records come in key order.
+fn collect(node: &Node, depth: usize, stems: &[[u8; STEM_LENGTH]], levels: &mut Vec<Level>) {
     let Some(first) = stems.first() else { return };
-    match node {
-        Node::Empty | Node::Stored(_) => {}
-        Node::Stem(stem) => puts.push((position(&stem.stem, depth, None, 1), encode(node))),
-        Node::Internal(internal) => {
-            puts.push((position(first, depth, None, 1), encode(node)));
-            let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
-            let (left, right) = stems.split_at(mid);
-            collect(&internal.left, depth + 1, left, puts);
-            collect(&internal.right, depth + 1, right, puts);
-        }
+    let path = match node {
+        Node::Empty | Node::Stored(_) => return,
+        Node::Stem(stem) => &stem.stem,
+        Node::Internal(_) => first,
+    };
+    if levels.len() <= depth {
+        levels.resize_with(depth + 1, Level::default);
+    }
+    if let Some(level) = levels.get_mut(depth) {
+        position_into(path, depth, None, 1, &mut level.keys);
+        encode_into(node, &mut level.records);
+        level.ends.push(level.records.len());
+    }
+    if let Node::Internal(internal) = node {
+        let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+        let (left, right) = stems.split_at(mid);
+        collect(&internal.left, depth + 1, left, levels);
+        collect(&internal.right, depth + 1, right, levels);
     }
 }
 
@@ -536,6 +562,7 @@ mod tests {
                 .unwrap();
             let changes = stored.changes();
             assert_eq!(changes.root, memory.root(), "block {block}");
+            assert!(changes.puts.windows(2).all(|pair| pair[0].0 < pair[1].0));
             map.write(&changes);
             // The store holds one record per node of the tree.
             let mut counts = Vec::new();

@@ -188,21 +188,32 @@ impl fmt::Display for Hex<'_> {
 /// The position key of the node reached by the first `bits` bits of `path`, with bit
 /// `flip` (if any, below `bits`) inverted; the bit count takes `width` bytes (1, else 4).
 pub(crate) fn position(path: &[u8], bits: usize, flip: Option<usize>, width: usize) -> Vec<u8> {
-    let bytes = bits.div_ceil(8);
-    let mut key = Vec::with_capacity(width + bytes);
+    let mut key = Vec::with_capacity(width + bits.div_ceil(8));
+    position_into(path, bits, flip, width, &mut key);
+    key
+}
+
+/// Appends [`position`]`(path, bits, flip, width)` to `out`.
+pub(crate) fn position_into(
+    path: &[u8],
+    bits: usize,
+    flip: Option<usize>,
+    width: usize,
+    out: &mut Vec<u8>,
+) {
+    let from = out.len();
     if width == 1 {
-        key.push(bits as u8);
+        out.push(bits as u8);
     } else {
-        key.extend_from_slice(&(bits as u32).to_be_bytes());
+        out.extend_from_slice(&(bits as u32).to_be_bytes());
     }
-    key.extend_from_slice(&path[..bytes]);
-    if let Some(last) = key.last_mut().filter(|_| !bits.is_multiple_of(8)) {
+    out.extend_from_slice(&path[..bits.div_ceil(8)]);
+    if let Some(last) = out.last_mut().filter(|_| !bits.is_multiple_of(8)) {
         *last &= 0xffu8 << (8 - bits % 8);
     }
     if let Some(i) = flip {
-        key[width + i / 8] ^= 0x80 >> (i % 8);
+        out[from + width + i / 8] ^= 0x80 >> (i % 8);
     }
-    key
 }
 
 /// Whether the first `bits` bits of `a` and `b` agree (both hold at least that many).

@@ -166,6 +166,8 @@ pub struct RocksBinaryState {
     tree: Tree,
     height: Option<u64>,
     config: BinaryConfig,
+    /// Size of the last block's write, the next one's first guess.
+    batch_bytes: usize,
 }
 
 impl std::fmt::Debug for RocksBinaryState {
@@ -299,6 +301,7 @@ impl RocksBinaryState {
             tree,
             height,
             config,
+            batch_bytes: 0,
         })
     }
 
@@ -317,33 +320,42 @@ impl RocksBinaryState {
     }
 
     /// The write of everything changed since the last persist, with `height` and `meta`, and
-    /// the number of records in it; nothing is marked written yet.
+    /// the number of records in it; nothing is marked written yet. The node records go into
+    /// the batch as the tree hands them out, sized by the last block's batch.
     fn batch(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<(WriteBatch, usize)> {
-        let changes: Changes = match &mut self.tree {
-            Tree::Eip7864Sha256(t) => t.changes(),
-            Tree::Eip7864Blake3(t) => t.changes(),
-            Tree::Eip8297(t) => t.changes(),
-        };
         let (Some(nodes), Some(meta_cf)) =
             (self.db.cf_handle(CF_NODES), self.db.cf_handle(CF_META))
         else {
             bail!("{}: column families missing", self.dir.display());
         };
-        let mut batch = WriteBatch::default();
-        for key in &changes.deletes {
-            batch.delete_cf(nodes, key);
-        }
-        for (key, record) in &changes.puts {
+        let mut batch = WriteBatch::with_capacity_bytes(self.batch_bytes);
+        let mut records = 0;
+        let mut put = |key: &[u8], record: &[u8]| {
             batch.put_cf(nodes, key, record);
-        }
-        batch.put_cf(meta_cf, META_ROOT, changes.root);
-        batch.put_cf(meta_cf, META_LEN, changes.len.to_be_bytes());
+            records += 1;
+        };
+        let (root, len) = match &mut self.tree {
+            Tree::Eip7864Sha256(t) => t.changes_with(&mut put),
+            Tree::Eip7864Blake3(t) => t.changes_with(&mut put),
+            Tree::Eip8297(t) => {
+                let changes: Changes = t.changes();
+                for key in &changes.deletes {
+                    batch.delete_cf(nodes, key);
+                }
+                for (key, record) in &changes.puts {
+                    batch.put_cf(nodes, key, record);
+                }
+                records = changes.deletes.len() + changes.puts.len();
+                (changes.root, changes.len)
+            }
+        };
+        batch.put_cf(meta_cf, META_ROOT, root);
+        batch.put_cf(meta_cf, META_LEN, len.to_be_bytes());
         batch.put_cf(meta_cf, META_HEIGHT, height.to_be_bytes());
         for (key, value) in meta {
             batch.put_cf(meta_cf, [USER_PREFIX, key].concat(), value);
         }
-        let records = changes.deletes.len() + changes.puts.len() + 3 + meta.len();
-        Ok((batch, records))
+        Ok((batch, records + 3 + meta.len()))
     }
 }
 
@@ -415,6 +427,7 @@ impl BinaryState for RocksBinaryState {
 
     fn persist(&mut self, height: u64, meta: &[(&[u8], &[u8])]) -> Result<()> {
         let (batch, records) = self.batch(height, meta)?;
+        self.batch_bytes = batch.size_in_bytes();
         let mut options = WriteOptions::default();
         options.set_sync(self.config.sync_writes);
         if let Err(e) = self.db.write_opt(batch, &options) {
