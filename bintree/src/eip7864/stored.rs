@@ -53,7 +53,20 @@ pub struct StoredTree<H: TreeHash> {
     /// Stems written since the last commit, and the stems a write may have pushed down (a
     /// stem node at the end of a written stem's path before the write).
     written: BTreeSet<[u8; STEM_LENGTH]>,
+    /// Loaded nodes at each depth, kept up to date as nodes load, writes add stems and
+    /// evictions drop subtrees; `None`: not known, counted by the next eviction.
+    levels: Option<Vec<usize>>,
+    /// The depth from which the last eviction left no loaded node, while the stems whose
+    /// paths were loaded or written since are in `touched` (every node loaded since at that
+    /// depth or below is on or beside one of their paths); `None`: anywhere.
+    cleared: Option<usize>,
+    /// Stems whose paths were loaded or written since the last eviction (when `cleared`).
+    touched: Vec<[u8; STEM_LENGTH]>,
 }
+
+/// Stems remembered between two evictions beyond which the next eviction walks the whole
+/// tree instead of their paths.
+const TOUCHED_MAX: usize = 1 << 20;
 
 impl<H: TreeHash> Default for StoredTree<H> {
     fn default() -> Self {
@@ -73,6 +86,9 @@ impl<H: TreeHash> StoredTree<H> {
         StoredTree {
             tree: Tree::from_parts(child(root), usize::try_from(len).unwrap_or(usize::MAX)),
             written: BTreeSet::new(),
+            levels: Some(Vec::new()),
+            cleared: None,
+            touched: Vec::new(),
         }
     }
 
@@ -99,7 +115,7 @@ impl<H: TreeHash> StoredTree<H> {
         key: &[u8],
     ) -> Result<Option<[u8; 32]>, StoreError<S::Error>> {
         let (stem, _) = split_key(key)?;
-        load_paths::<H, S>(&mut self.tree.root, &[stem], source)?;
+        self.load::<S>(&[stem], source)?;
         Ok(self.tree.get(key).copied())
     }
 
@@ -117,11 +133,58 @@ impl<H: TreeHash> StoredTree<H> {
         }
         stems.sort_unstable();
         stems.dedup();
-        load_paths::<H, S>(&mut self.tree.root, &stems, source)?;
-        pushed_down(&self.tree.root, 0, &stems, &mut self.written);
+        self.load::<S>(&stems, source)?;
+        let mut absent = Vec::new();
+        pushed_down(&self.tree.root, 0, &stems, &mut self.written, &mut absent);
         self.written.extend(stems);
-        self.tree.apply(writes)?;
+        // Only the paths of absent stems change shape: the counts move by what is on and
+        // beside them after the writes less before.
+        let mut before = Vec::new();
+        if self.levels.is_some() && !absent.is_empty() {
+            count_region(&self.tree.root, 0, &absent, &mut before);
+        }
+        let applied = self.tree.apply(writes);
+        match (&mut self.levels, &applied) {
+            (Some(levels), Ok(())) if !absent.is_empty() => {
+                let mut after = Vec::new();
+                count_region(&self.tree.root, 0, &absent, &mut after);
+                if after.len() > levels.len() {
+                    levels.resize(after.len(), 0);
+                }
+                for (depth, level) in levels.iter_mut().enumerate() {
+                    let gained = after.get(depth).copied().unwrap_or(0);
+                    let lost = before.get(depth).copied().unwrap_or(0);
+                    *level = (*level + gained).saturating_sub(lost);
+                }
+            }
+            (_, Err(_)) => self.levels = None,
+            _ => {}
+        }
+        applied?;
         Ok(())
+    }
+
+    /// Loads the paths of `stems` (sorted, distinct), counting the nodes loaded and noting
+    /// the stems for the next eviction.
+    fn load<S: NodeSource>(
+        &mut self,
+        stems: &[[u8; STEM_LENGTH]],
+        source: &S,
+    ) -> Result<(), StoreError<S::Error>> {
+        if self.cleared.is_some() {
+            if self.touched.len() + stems.len() > TOUCHED_MAX {
+                self.cleared = None;
+                self.touched = Vec::new();
+            } else {
+                self.touched.extend_from_slice(stems);
+            }
+        }
+        let loaded = load_paths::<H, S>(&mut self.tree.root, stems, source, self.levels.as_mut());
+        if loaded.is_err() {
+            // A level may have loaded part way.
+            self.levels = None;
+        }
+        loaded
     }
 
     /// The root; rehashes the nodes written since the last call, each once.
@@ -142,7 +205,7 @@ impl<H: TreeHash> StoredTree<H> {
             .collect();
         stems.sort_unstable();
         stems.dedup();
-        load_paths::<H, S>(&mut self.tree.root, &stems, source)?;
+        self.load::<S>(&stems, source)?;
         Ok(self.tree.witness(writes)?)
     }
 
@@ -187,6 +250,9 @@ impl<H: TreeHash> StoredTree<H> {
 
     /// Nodes in memory (internal and stem nodes; stored handles not counted).
     pub fn loaded_nodes(&self) -> usize {
+        if let Some(levels) = &self.levels {
+            return levels.iter().sum();
+        }
         let mut counts = Vec::new();
         count_levels(&self.tree.root, 0, &mut counts);
         counts.iter().sum()
@@ -200,22 +266,41 @@ impl<H: TreeHash> StoredTree<H> {
         if !self.written.is_empty() {
             return;
         }
-        let mut counts = Vec::new();
-        count_levels(&self.tree.root, 0, &mut counts);
+        let counts = self.levels.get_or_insert_with(|| {
+            let mut counts = Vec::new();
+            count_levels(&self.tree.root, 0, &mut counts);
+            counts
+        });
         if counts.iter().sum::<usize>() <= budget {
             return;
         }
         // Depths 0..keep fit the budget whole.
         let mut kept = 0usize;
         let mut keep = 0;
-        for count in &counts {
+        for count in counts.iter() {
             if kept + count > budget {
                 break;
             }
             kept += count;
             keep += 1;
         }
-        evict_below(&mut self.tree.root, 0, keep);
+        // Below the depth the last eviction cleared, only the paths touched since hold
+        // loaded nodes: when this one clears from there or deeper, their paths are walked.
+        if self.cleared.is_some_and(|cleared| keep >= cleared) {
+            self.touched.sort_unstable();
+            self.touched.dedup();
+            evict_paths(&mut self.tree.root, 0, &self.touched, keep, counts);
+        }
+        if counts.iter().skip(keep).any(|&count| count > 0) {
+            evict_below(&mut self.tree.root, 0, keep, counts);
+        }
+        // Unhashed nodes stay loaded: then nothing is known cleared.
+        self.cleared = counts
+            .iter()
+            .skip(keep)
+            .all(|&count| count == 0)
+            .then_some(keep);
+        self.touched.clear();
     }
 }
 
@@ -244,6 +329,7 @@ fn load_paths<H: TreeHash, S: NodeSource>(
     root: &mut Node,
     stems: &[[u8; STEM_LENGTH]],
     source: &S,
+    mut levels: Option<&mut Vec<usize>>,
 ) -> Result<(), StoreError<S::Error>> {
     // The nodes at `depth` on the stems' paths, each with the stems whose paths pass it.
     let mut level: Vec<(&mut Node, &[[u8; STEM_LENGTH]])> = Vec::new();
@@ -252,7 +338,15 @@ fn load_paths<H: TreeHash, S: NodeSource>(
     }
     let mut depth = 0;
     while !level.is_empty() {
-        load_level::<H, S>(&mut level, depth, source)?;
+        let loaded = load_level::<H, S>(&mut level, depth, source)?;
+        if let Some(levels) = levels.as_deref_mut().filter(|_| loaded > 0) {
+            if levels.len() <= depth {
+                levels.resize(depth + 1, 0);
+            }
+            if let Some(count) = levels.get_mut(depth) {
+                *count += loaded;
+            }
+        }
         let mut next = Vec::with_capacity(2 * level.len());
         for (node, stems) in level {
             let Node::Internal(internal) = node else {
@@ -284,11 +378,12 @@ struct Load<'a> {
 /// Replaces the stored handles among the nodes of `level` (at `depth`, each with the stems
 /// whose paths pass it, the first naming its position) by the nodes their records hold,
 /// read with one [`NodeSource::load_many`] and each checked against its handle's hash.
+/// Returns the number of nodes loaded.
 fn load_level<H: TreeHash, S: NodeSource>(
     level: &mut [(&mut Node, &[[u8; STEM_LENGTH]])],
     depth: usize,
     source: &S,
-) -> Result<(), StoreError<S::Error>> {
+) -> Result<usize, StoreError<S::Error>> {
     let mut loads: Vec<Load<'_>> = level
         .iter_mut()
         .filter_map(|(node, stems)| match (&**node, stems.first()) {
@@ -301,7 +396,7 @@ fn load_level<H: TreeHash, S: NodeSource>(
         })
         .collect();
     if loads.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let keys: Vec<Vec<u8>> = loads
         .iter()
@@ -328,7 +423,7 @@ fn load_level<H: TreeHash, S: NodeSource>(
     for (outcome, key) in outcomes.into_iter().zip(&keys) {
         outcome.map_err(|error| corrupt(key, error))?;
     }
-    Ok(())
+    Ok(keys.len())
 }
 
 /// Decodes the record of the node at `depth` on `path`'s path and checks its hash.
@@ -413,28 +508,57 @@ fn encode_into(node: &Node, out: &mut Vec<u8>) {
 
 /// Adds to `out` the stem nodes that end the paths of `stems` (sorted, distinct, sharing bits
 /// `..depth`, loaded) below `node` at `depth` and are not theirs: writing those stems pushes
-/// such a stem node down.
+/// such a stem node down. Appends to `absent` the stems whose paths do not end at their own
+/// stem node (in order).
 fn pushed_down(
     node: &Node,
     depth: usize,
     stems: &[[u8; STEM_LENGTH]],
     out: &mut BTreeSet<[u8; STEM_LENGTH]>,
+    absent: &mut Vec<[u8; STEM_LENGTH]>,
 ) {
     if stems.is_empty() {
         return;
     }
     match node {
-        Node::Stem(stem) if stems.iter().any(|s| *s != stem.stem) => {
-            out.insert(stem.stem);
+        Node::Stem(stem) => {
+            if stems.iter().any(|s| *s != stem.stem) {
+                out.insert(stem.stem);
+            }
+            absent.extend(stems.iter().filter(|s| **s != stem.stem));
         }
         Node::Internal(internal) => {
             let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
             let (left, right) = stems.split_at(mid);
-            pushed_down(&internal.left, depth + 1, left, out);
-            pushed_down(&internal.right, depth + 1, right, out);
+            pushed_down(&internal.left, depth + 1, left, out, absent);
+            pushed_down(&internal.right, depth + 1, right, out, absent);
         }
-        _ => {}
+        Node::Empty | Node::Stored(_) => absent.extend_from_slice(stems),
     }
+}
+
+/// Adds to `counts` (by depth) the loaded nodes on the paths of `stems` (sorted, distinct,
+/// sharing bits `..depth`) below `node` at `depth`, and the loaded children beside them.
+fn count_region(node: &Node, depth: usize, stems: &[[u8; STEM_LENGTH]], counts: &mut Vec<usize>) {
+    if matches!(node, Node::Empty | Node::Stored(_)) {
+        return;
+    }
+    if counts.len() <= depth {
+        counts.resize(depth + 1, 0);
+    }
+    if let Some(count) = counts.get_mut(depth) {
+        *count += 1;
+    }
+    let Node::Internal(internal) = node else {
+        return;
+    };
+    if stems.is_empty() {
+        return;
+    }
+    let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+    let (left, right) = stems.split_at(mid);
+    count_region(&internal.left, depth + 1, left, counts);
+    count_region(&internal.right, depth + 1, right, counts);
 }
 
 /// The records of the nodes at one depth, in key order: the positions end to end (all of one
@@ -487,8 +611,9 @@ fn count_levels(node: &Node, depth: usize, counts: &mut Vec<usize>) {
     }
 }
 
-/// Replaces every hashed node at depth `keep` or below by its stored handle.
-fn evict_below(node: &mut Node, depth: usize, keep: usize) {
+/// Replaces every hashed node at depth `keep` or below by its stored handle, taking the
+/// nodes dropped off `counts`.
+fn evict_below(node: &mut Node, depth: usize, keep: usize, counts: &mut [usize]) {
     if depth >= keep {
         let hash = match node {
             Node::Internal(internal) => internal.hash(),
@@ -496,13 +621,54 @@ fn evict_below(node: &mut Node, depth: usize, keep: usize) {
             Node::Empty | Node::Stored(_) => None,
         };
         if let Some(hash) = hash {
+            uncount(node, depth, counts);
             *node = Node::Stored(Box::new(hash));
             return;
         }
     }
     if let Node::Internal(internal) = node {
-        evict_below(&mut internal.left, depth + 1, keep);
-        evict_below(&mut internal.right, depth + 1, keep);
+        evict_below(&mut internal.left, depth + 1, keep, counts);
+        evict_below(&mut internal.right, depth + 1, keep, counts);
+    }
+}
+
+/// [`evict_below`] on the paths of `stems` (sorted, distinct, sharing bits `..depth`) below
+/// `node` at `depth`, and on the subtrees beside them from depth `keep`.
+fn evict_paths(
+    node: &mut Node,
+    depth: usize,
+    stems: &[[u8; STEM_LENGTH]],
+    keep: usize,
+    counts: &mut [usize],
+) {
+    if depth >= keep {
+        evict_below(node, depth, keep, counts);
+        return;
+    }
+    let Node::Internal(internal) = node else {
+        return;
+    };
+    let internal: &mut Internal = internal;
+    let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+    let (left, right) = stems.split_at(mid);
+    for (child, stems) in [(&mut internal.left, left), (&mut internal.right, right)] {
+        if !stems.is_empty() || depth + 1 >= keep {
+            evict_paths(child, depth + 1, stems, keep, counts);
+        }
+    }
+}
+
+/// Takes the loaded nodes of the subtree `node` (at `depth`) off `counts`.
+fn uncount(node: &Node, depth: usize, counts: &mut [usize]) {
+    if matches!(node, Node::Empty | Node::Stored(_)) {
+        return;
+    }
+    if let Some(count) = counts.get_mut(depth) {
+        *count = count.saturating_sub(1);
+    }
+    if let Node::Internal(internal) = node {
+        uncount(&internal.left, depth + 1, counts);
+        uncount(&internal.right, depth + 1, counts);
     }
 }
 
@@ -570,7 +736,13 @@ mod tests {
             let records = map.records.lock().unwrap().len();
             assert_eq!(records, counts.iter().sum::<usize>(), "block {block}");
             stored.committed();
-            stored.evict(rng.below(20));
+            assert_eq!(tracked(&stored), walked(&stored), "block {block}");
+            let budget = rng.below(20);
+            let mut reference = untracked(&stored);
+            stored.evict(budget);
+            reference.evict(budget);
+            assert_eq!(walked(&stored), walked(&reference), "block {block}");
+            assert_eq!(tracked(&stored), walked(&stored), "block {block}");
             assert!(stored.loaded_nodes() < 20);
             if rng.below(4) == 0 {
                 stored = StoredTree::open(changes.root, changes.len);
@@ -676,6 +848,75 @@ mod tests {
             tree.get(&map, &[0u8; 32]),
             Err(StoreError::Missing { .. })
         ));
+    }
+
+    /// The loaded nodes at each depth, counted by walking the tree.
+    fn walked(tree: &StoredTree<Sha256>) -> Vec<usize> {
+        let mut counts = Vec::new();
+        count_levels(&tree.tree.root, 0, &mut counts);
+        counts
+    }
+
+    /// The loaded nodes at each depth, as the tree keeps them.
+    fn tracked(tree: &StoredTree<Sha256>) -> Vec<usize> {
+        let mut levels = tree.levels.clone().unwrap();
+        while levels.last() == Some(&0) {
+            levels.pop();
+        }
+        levels
+    }
+
+    /// `tree` with nothing known of its counts or of what was evicted: its eviction walks the
+    /// whole tree.
+    fn untracked(tree: &StoredTree<Sha256>) -> StoredTree<Sha256> {
+        let mut reference = tree.clone();
+        reference.levels = None;
+        reference.cleared = None;
+        reference
+    }
+
+    #[test]
+    fn evictions_along_the_touched_paths_match_walks_of_the_whole_tree() {
+        let mut rng = Rng::new(5);
+        let (map, keys, stored, _) = stored_keys(&mut rng, 3000);
+        let mut tree = StoredTree::<Sha256>::open(stored.root, stored.len);
+        let mut walks = 0;
+        for round in 0..12 {
+            // Updates, new stems, and reads of other paths.
+            let mut writes: Vec<([u8; 32], [u8; 32])> = (0..200)
+                .map(|_| (keys[rng.below(keys.len())], rng.bytes()))
+                .collect();
+            writes.extend((0..rng.below(40)).map(|_| (rng.bytes(), rng.bytes())));
+            tree.apply(&map, writes.iter().copied()).unwrap();
+            let probe = keys[rng.below(keys.len())];
+            assert!(tree.get(&map, &probe).unwrap().is_some());
+            let changes = tree.changes();
+            map.write(&changes);
+            tree.committed();
+            assert_eq!(tracked(&tree), walked(&tree), "round {round}");
+            // Mostly the same budget, now and then a smaller one (a full walk).
+            let budget = if round % 4 == 3 { 1000 } else { 2500 };
+            let mut reference = untracked(&tree);
+            let targeted = tree.cleared.is_some_and(|cleared| {
+                let mut kept = 0;
+                let keep = tracked(&tree)
+                    .iter()
+                    .take_while(|&&count| {
+                        kept += count;
+                        kept <= budget
+                    })
+                    .count();
+                keep >= cleared
+            });
+            walks += usize::from(targeted);
+            tree.evict(budget);
+            reference.evict(budget);
+            assert_eq!(walked(&tree), walked(&reference), "round {round}");
+            assert_eq!(tracked(&tree), walked(&tree), "round {round}");
+            assert!(tree.loaded_nodes() <= budget);
+        }
+        // Evictions that walked only the touched paths were among them.
+        assert!(walks >= 3, "{walks}");
     }
 
     /// A store of `count` random keys, its root and value count, and its tree's levels.
