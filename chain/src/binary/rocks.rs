@@ -145,18 +145,38 @@ impl NodeSource for Nodes<'_> {
         }
     }
 
-    /// One RocksDB batched multi-get for all the keys (the first failing read is the error).
+    /// RocksDB batched multi-gets for all the keys (the first failing read is the error): one,
+    /// or for [`PARALLEL_MIN_KEYS`] keys and more, one for each half on its own thread.
     fn load_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, rocksdb::Error> {
         let Some(cf) = self.db.cf_handle(CF_NODES) else {
             return Ok(vec![None; keys.len()]);
         };
-        self.db
-            .batched_multi_get_cf(cf, keys.iter().copied(), false)
-            .into_iter()
-            .map(|answer| answer.map(|record| record.map(|slice| slice.to_vec())))
-            .collect()
+        let read = |keys: &[&[u8]]| -> Result<Vec<Option<Vec<u8>>>, rocksdb::Error> {
+            self.db
+                .batched_multi_get_cf(cf, keys.iter().copied(), false)
+                .into_iter()
+                .map(|answer| answer.map(|record| record.map(|slice| slice.to_vec())))
+                .collect()
+        };
+        if keys.len() < PARALLEL_MIN_KEYS {
+            return read(keys);
+        }
+        let (first, second) = keys.split_at(keys.len() / 2);
+        let (first, second) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| read(second));
+            (read(first), other.join())
+        });
+        let mut answers = first?;
+        match second {
+            Ok(second) => answers.extend(second?),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+        Ok(answers)
     }
 }
+
+/// Keys of one read from which the datadir reads each half on its own thread.
+const PARALLEL_MIN_KEYS: usize = 2048;
 
 /// A binary state tree in a RocksDB datadir.
 pub struct RocksBinaryState {
@@ -691,6 +711,44 @@ mod tests {
             assert!(
                 err.contains("node record 0x0180") && err.contains(says),
                 "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn many_records_read_at_once_are_the_records_read_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let kind = BinaryKind::Eip7864Sha256;
+        let mut state = RocksBinaryState::open_with(dir.path(), kind, config(0)).unwrap();
+        let mut rng = Rng(9);
+        let writes: Vec<(Vec<u8>, Write)> = (0..3000)
+            .map(|_| (rng.bytes32().to_vec(), Write::Set(rng.bytes32())))
+            .collect();
+        state.apply(&writes).unwrap();
+        state.persist(1, &[]).unwrap();
+        // Every position of depth 12 and 13 (most hold a record, some none), enough for the
+        // read split in two.
+        let keys: Vec<Vec<u8>> = (0..1u16 << 12)
+            .map(|i| {
+                let [a, b] = (i << 4).to_be_bytes();
+                vec![12, a, b]
+            })
+            .chain((0..1u16 << 13).map(|i| {
+                let [a, b] = (i << 3).to_be_bytes();
+                vec![13, a, b]
+            }))
+            .collect();
+        let asked: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        assert!(asked.len() >= 2 * PARALLEL_MIN_KEYS);
+        let nodes = Nodes { db: &state.db };
+        let one_by_one: Vec<Option<Vec<u8>>> =
+            asked.iter().map(|key| nodes.load(key).unwrap()).collect();
+        let present = one_by_one.iter().filter(|r| r.is_some()).count();
+        assert!(present > 1000 && present < asked.len(), "{present}");
+        for count in [asked.len(), PARALLEL_MIN_KEYS - 1, 3] {
+            assert_eq!(
+                nodes.load_many(&asked[..count]).unwrap(),
+                one_by_one[..count]
             );
         }
     }
