@@ -31,6 +31,10 @@ const KIND_STEM: u8 = 2;
 /// Records of one level below which they are decoded and checked on one thread.
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN_RECORDS: usize = 64;
+/// Stems per slice below which the walk to the stored handles does not fork onto another
+/// thread.
+#[cfg(feature = "parallel")]
+const PARALLEL_MIN_STEMS: usize = 32;
 
 /// An EIP-7864 tree whose nodes live in a store: what is not loaded is a hash, read through
 /// a [`NodeSource`] when an operation reaches it. Roots, values and witnesses are those of
@@ -323,21 +327,43 @@ fn cached(node: &Node) -> [u8; 32] {
     }
 }
 
-/// Loads the stored nodes on the paths of `stems` (sorted, distinct) below `root`, level by
-/// level: one [`NodeSource::load_many`] for all the stored nodes a level reaches.
+/// A stored handle on the paths of a batch: the handle, its depth, and the stems whose paths
+/// pass it.
+type Reached<'a> = (&'a mut Node, usize, &'a [[u8; STEM_LENGTH]]);
+
+/// Loads the stored nodes on the paths of `stems` (sorted, distinct) below `root`: the
+/// loaded nodes are walked first (on rayon threads at the top levels), then the stored
+/// handles they reach are loaded depth by depth, one [`NodeSource::load_many`] for all the
+/// nodes of a depth. Adds the nodes loaded to `levels`.
 fn load_paths<H: TreeHash, S: NodeSource>(
     root: &mut Node,
     stems: &[[u8; STEM_LENGTH]],
     source: &S,
     mut levels: Option<&mut Vec<usize>>,
 ) -> Result<(), StoreError<S::Error>> {
-    // The nodes at `depth` on the stems' paths, each with the stems whose paths pass it.
+    let mut reached = Vec::new();
+    reach(root, 0, stems, 0, &mut reached);
+    // Stable: each depth's handles stay in key order.
+    reached.sort_by_key(|(_, depth, _)| *depth);
+    let mut reached = reached.into_iter().peekable();
+    // The nodes to load at `depth`, each with the stems whose paths pass it.
     let mut level: Vec<(&mut Node, &[[u8; STEM_LENGTH]])> = Vec::new();
-    if !stems.is_empty() {
-        level.push((root, stems));
-    }
     let mut depth = 0;
-    while !level.is_empty() {
+    loop {
+        if level.is_empty() {
+            match reached.peek() {
+                Some((_, next, _)) => depth = *next,
+                None => return Ok(()),
+            }
+        }
+        let mut joined = false;
+        while let Some((node, _, stems)) = reached.next_if(|(_, at, _)| *at == depth) {
+            level.push((node, stems));
+            joined = true;
+        }
+        if joined {
+            level.sort_by(|a, b| a.1.first().cmp(&b.1.first()));
+        }
         let loaded = load_level::<H, S>(&mut level, depth, source)?;
         if let Some(levels) = levels.as_deref_mut().filter(|_| loaded > 0) {
             if levels.len() <= depth {
@@ -347,6 +373,7 @@ fn load_paths<H: TreeHash, S: NodeSource>(
                 *count += loaded;
             }
         }
+        // A loaded internal node's children are stored handles (or empty).
         let mut next = Vec::with_capacity(2 * level.len());
         for (node, stems) in level {
             let Node::Internal(internal) = node else {
@@ -355,17 +382,62 @@ fn load_paths<H: TreeHash, S: NodeSource>(
             let internal: &mut Internal = internal;
             let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
             let (left, right) = stems.split_at(mid);
-            if !left.is_empty() {
-                next.push((&mut internal.left, left));
-            }
-            if !right.is_empty() {
-                next.push((&mut internal.right, right));
+            for (child, stems) in [(&mut internal.left, left), (&mut internal.right, right)] {
+                if !stems.is_empty() && matches!(child, Node::Stored(_)) {
+                    next.push((child, stems));
+                }
             }
         }
         level = next;
         depth += 1;
     }
-    Ok(())
+}
+
+/// Appends to `out`, in key order, the stored handles that end the loaded part of the paths
+/// of `stems` (sorted, distinct, sharing bits `..depth`) below `node` at `depth`.
+fn reach<'a>(
+    node: &'a mut Node,
+    depth: usize,
+    stems: &'a [[u8; STEM_LENGTH]],
+    level: usize,
+    out: &mut Vec<Reached<'a>>,
+) {
+    if stems.is_empty() {
+        return;
+    }
+    if matches!(node, Node::Stored(_)) {
+        out.push((node, depth, stems));
+        return;
+    }
+    let Node::Internal(internal) = node else {
+        return;
+    };
+    let internal: &mut Internal = internal;
+    let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+    let (left, right) = stems.split_at(mid);
+    #[cfg(not(feature = "parallel"))]
+    let _ = level;
+    #[cfg(feature = "parallel")]
+    if level < super::PARALLEL_LEVELS && stems.len() >= PARALLEL_MIN_STEMS {
+        let (left_node, right_node) = (&mut internal.left, &mut internal.right);
+        let (l, r) = rayon::join(
+            || {
+                let mut found = Vec::new();
+                reach(left_node, depth + 1, left, level + 1, &mut found);
+                found
+            },
+            || {
+                let mut found = Vec::new();
+                reach(right_node, depth + 1, right, level + 1, &mut found);
+                found
+            },
+        );
+        out.extend(l);
+        out.extend(r);
+        return;
+    }
+    reach(&mut internal.left, depth + 1, left, level + 1, out);
+    reach(&mut internal.right, depth + 1, right, level + 1, out);
 }
 
 /// A stored handle being loaded: the node, the first stem whose path passes it, its record.
