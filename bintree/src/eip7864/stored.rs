@@ -1062,13 +1062,7 @@ mod tests {
         let (map, keys, stored, _) = stored_keys(&mut rng, 500);
         let writes = updates(&mut rng, &keys);
         let records = map.records.lock().unwrap().clone();
-        let source = |skew| Batches {
-            map: MapSource {
-                records: std::sync::Mutex::new(records.clone()),
-            },
-            skew,
-            ..Batches::default()
-        };
+        let source = |skew| Batches::over(&records, skew);
         for skew in [1, -1] {
             let mut tree = StoredTree::<Sha256>::open(stored.root, stored.len);
             match tree.apply(&source(skew), writes.iter().copied()) {

@@ -395,6 +395,20 @@ impl NodeSource for Batches {
 
 #[cfg(test)]
 impl Batches {
+    /// A source of a copy of `records` that answers `skew` fewer records than asked.
+    pub(crate) fn over(
+        records: &alloc::collections::BTreeMap<Vec<u8>, Vec<u8>>,
+        skew: isize,
+    ) -> Self {
+        Batches {
+            map: MapSource {
+                records: std::sync::Mutex::new(records.clone()),
+            },
+            skew,
+            ..Batches::default()
+        }
+    }
+
     /// The reads so far, each a list of keys, and forgets them.
     pub(crate) fn take(&self) -> Vec<Vec<Vec<u8>>> {
         core::mem::take(&mut *self.calls.lock().unwrap())
