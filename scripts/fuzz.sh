@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 CARGO_FUZZ_VERSION=0.13.2
 vectors="${FVERKLE_VECTORS:-$(pwd)/../shared/vectors}"
-read -ra targets <<< "${FUZZ_TARGETS:-decode_ssz decode_json verify fractional genesis store_record block_export post_state fractional_edits binary_witness binary_raw}"
+read -ra targets <<< "${FUZZ_TARGETS:-decode_ssz decode_json verify fractional genesis store_record block_export post_state fractional_edits binary_witness binary_raw binary_store}"
 sanitizer="${FUZZ_SANITIZER:-address}"
 jobs="${FUZZ_JOBS:-1}"
 cmin="${FUZZ_CMIN:-1}"
@@ -34,12 +34,12 @@ fi
 
 # Seeds: written fresh each run from the vectors (read in place, never copied into git), for
 # the targets that read them; the structure-aware targets (post_state, fractional_edits,
-# binary_witness) start from honest proofs of their own and need none, and binary_raw starts
-# from its committed corpus (honest binary witnesses behind their roots).
+# binary_witness, binary_store) start from honest proofs or states of their own and need none,
+# and binary_raw starts from its committed corpus (honest binary witnesses behind their roots).
 rm -rf "$fuzz_dir/seeds"
 needs_seeds=0
 for t in "${targets[@]}"; do
-  case "$t" in post_state | fractional_edits | binary_witness | binary_raw) ;; *) needs_seeds=1 ;; esac
+  case "$t" in post_state | fractional_edits | binary_witness | binary_raw | binary_store) ;; *) needs_seeds=1 ;; esac
 done
 if [ "$needs_seeds" = 1 ]; then
   CARGO_TARGET_DIR="$target_dir/stable" cargo run --release --quiet \
