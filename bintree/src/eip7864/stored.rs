@@ -366,12 +366,7 @@ fn load_paths<H: TreeHash, S: NodeSource>(
         }
         let loaded = load_level::<H, S>(&mut level, depth, source)?;
         if let Some(levels) = levels.as_deref_mut().filter(|_| loaded > 0) {
-            if levels.len() <= depth {
-                levels.resize(depth + 1, 0);
-            }
-            if let Some(count) = levels.get_mut(depth) {
-                *count += loaded;
-            }
+            add_at(levels, depth, loaded);
         }
         // A loaded internal node's children are stored handles (or empty).
         let mut next = Vec::with_capacity(2 * level.len());
@@ -609,18 +604,23 @@ fn pushed_down(
     }
 }
 
+/// Adds `n` to the count at `depth` of `counts` (by depth), growing it to hold `depth`.
+fn add_at(counts: &mut Vec<usize>, depth: usize, n: usize) {
+    if counts.len() <= depth {
+        counts.resize(depth + 1, 0);
+    }
+    if let Some(count) = counts.get_mut(depth) {
+        *count += n;
+    }
+}
+
 /// Adds to `counts` (by depth) the loaded nodes on the paths of `stems` (sorted, distinct,
 /// sharing bits `..depth`) below `node` at `depth`, and the loaded children beside them.
 fn count_region(node: &Node, depth: usize, stems: &[[u8; STEM_LENGTH]], counts: &mut Vec<usize>) {
     if matches!(node, Node::Empty | Node::Stored(_)) {
         return;
     }
-    if counts.len() <= depth {
-        counts.resize(depth + 1, 0);
-    }
-    if let Some(count) = counts.get_mut(depth) {
-        *count += 1;
-    }
+    add_at(counts, depth, 1);
     let Node::Internal(internal) = node else {
         return;
     };
@@ -673,10 +673,7 @@ fn count_levels(node: &Node, depth: usize, counts: &mut Vec<usize>) {
     if matches!(node, Node::Empty | Node::Stored(_)) {
         return;
     }
-    if counts.len() <= depth {
-        counts.resize(depth + 1, 0);
-    }
-    counts[depth] += 1;
+    add_at(counts, depth, 1);
     if let Node::Internal(internal) = node {
         count_levels(&internal.left, depth + 1, counts);
         count_levels(&internal.right, depth + 1, counts);

@@ -24,9 +24,9 @@ use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, WriteOptions, DB};
 use super::{BinaryKind, BinaryState};
 
 /// Column family of node records.
-const CF_NODES: &str = "binary-nodes";
+pub(crate) const CF_NODES: &str = "binary-nodes";
 /// Column family of meta records.
-const CF_META: &str = "binary-meta";
+pub(crate) const CF_META: &str = "binary-meta";
 /// Meta key of the tree's kind (`tree/hash`, as `--tree` and `--hash` name them).
 pub const META_KIND: &[u8] = b"binary/kind";
 /// Meta key of the root as of the last persist (32 bytes).
