@@ -93,7 +93,7 @@ pub fn open_state_with(
             // A binary datadir keeps its records in column families of its own: named here,
             // rather than failing to open as a Verkle store.
             if let Ok(families) = rocksdb::DB::list_cf(&rocksdb::Options::default(), dir) {
-                use crate::binary::rocks::{CF_META, CF_NODES};
+                use crate::binary::{CF_META, CF_NODES};
                 if families.iter().any(|f| f == CF_NODES || f == CF_META) {
                     return Err(DatadirError::HoldsBinary {
                         dir: name(),

@@ -23,6 +23,13 @@ use bintree::witness::Write;
 #[cfg(feature = "rocksdb")]
 pub mod rocks;
 
+/// Column family of a binary datadir's node records ([`rocks`]).
+#[cfg(feature = "rocksdb")]
+pub(crate) const CF_NODES: &str = "binary-nodes";
+/// Column family of a binary datadir's meta records ([`rocks`]).
+#[cfg(feature = "rocksdb")]
+pub(crate) const CF_META: &str = "binary-meta";
+
 /// A binary tree and its hash, as a binary witness's header names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryKind {

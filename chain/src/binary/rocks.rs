@@ -21,12 +21,8 @@ use bintree::witness::Write;
 use bintree::{eip7864, eip8297, Blake3, Sha256};
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, WriteOptions, DB};
 
-use super::{BinaryKind, BinaryState};
+use super::{BinaryKind, BinaryState, CF_META, CF_NODES};
 
-/// Column family of node records.
-pub(crate) const CF_NODES: &str = "binary-nodes";
-/// Column family of meta records.
-pub(crate) const CF_META: &str = "binary-meta";
 /// Meta key of the tree's kind (`tree/hash`, as `--tree` and `--hash` name them).
 pub const META_KIND: &[u8] = b"binary/kind";
 /// Meta key of the root as of the last persist (32 bytes).
