@@ -18,8 +18,8 @@ use super::tree::{Branch, Leaf, Node, Tree, BRANCH_TAG, LEAF_TAG, MAX_KEY_LENGTH
 use crate::bits::{bit, encode_bit_prefix, first_difference};
 use crate::prelude::*;
 use crate::store::{
-    self, corrupt, position, same_bits, Changes, NodeSource, Reader, RecordError, StoreError,
-    RECORD_VERSION,
+    self, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader, RecordError,
+    StoreError, RECORD_VERSION,
 };
 use crate::witness::Write;
 use crate::{Error, TreeHash};
@@ -51,9 +51,10 @@ pub struct StoredTree<H: TreeHash> {
     tree: Tree<H>,
     /// Keys written since the last commit.
     written: BTreeSet<Vec<u8>>,
-    /// Positions of the nodes on the written paths before the writes (and beside them, for
-    /// deletions): where a record may have to be removed.
-    visited: BTreeSet<Vec<u8>>,
+    /// Positions of the nodes on and beside the paths of the writes that added or removed a
+    /// key since the last commit (of batches with a removal), before those writes: where a
+    /// record may have to be removed.
+    vacated: Packed,
 }
 
 impl<H: TreeHash> Default for StoredTree<H> {
@@ -79,7 +80,7 @@ impl<H: TreeHash> StoredTree<H> {
         StoredTree {
             tree: Tree::from_parts(root, usize::try_from(len).unwrap_or(usize::MAX)),
             written: BTreeSet::new(),
-            visited: BTreeSet::new(),
+            vacated: Packed::default(),
         }
     }
 
@@ -106,7 +107,7 @@ impl<H: TreeHash> StoredTree<H> {
         key: &[u8],
     ) -> Result<Option<[u8; 32]>, StoreError<S::Error>> {
         check_key(key)?;
-        self.load_paths(source, vec![(key, false)], false)?;
+        self.load_paths(source, vec![(key, false)])?;
         Ok(self.tree.get(key).copied())
     }
 
@@ -126,11 +127,26 @@ impl<H: TreeHash> StoredTree<H> {
             .iter()
             .map(|(key, value)| (key.as_ref(), value.is_none()))
             .collect();
-        self.load_paths(source, keys, true)?;
+        self.load_paths(source, keys)?;
         for (key, _) in &writes {
             self.written.insert(key.as_ref().to_vec());
         }
-        self.tree.apply(writes)?;
+        // The last write of each key, in key order, as the tree applies them.
+        let mut ops: Vec<(&[u8], bool)> = writes
+            .iter()
+            .map(|(key, value)| (key.as_ref(), value.is_some()))
+            .collect();
+        ops.sort_by(|a, b| a.0.cmp(b.0));
+        ops.reverse();
+        ops.dedup_by_key(|(key, _)| *key);
+        ops.reverse();
+        let (shaping, removal) = shaping(&self.tree.root, &ops);
+        // Only a removal empties a position; where is on and beside the paths that change.
+        if removal {
+            region(&self.tree.root, &shaping, Some(&mut self.vacated));
+        }
+        self.tree
+            .apply(writes.iter().map(|(key, value)| (key.as_ref(), *value)))?;
         Ok(())
     }
 
@@ -152,7 +168,7 @@ impl<H: TreeHash> StoredTree<H> {
             .filter(|(key, _)| check_key(key.as_ref()).is_ok())
             .map(|(key, write)| (key.as_ref(), *write == Write::Delete))
             .collect();
-        self.load_paths(source, keys, false)?;
+        self.load_paths(source, keys)?;
         Ok(self.tree.witness(writes)?)
     }
 
@@ -160,30 +176,54 @@ impl<H: TreeHash> StoredTree<H> {
     /// a written path and beside it (nodes moved by a split or a collapse are there), and the
     /// positions left empty. Computes the root first.
     pub fn changes(&mut self) -> Changes {
-        let root = self.tree.root();
-        let mut puts: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
-        for key in &self.written {
-            collect(&self.tree.root, key, &mut puts);
-        }
-        let deletes = self
-            .visited
-            .iter()
-            .filter(|position| !puts.contains_key(*position))
-            .cloned()
-            .collect();
+        let (mut puts, mut deletes) = (Vec::new(), Vec::new());
+        let (root, len) = self.changes_with(
+            |key, record| puts.push((key.to_vec(), record.to_vec())),
+            |key| deletes.push(key.to_vec()),
+        );
         Changes {
-            puts: puts.into_iter().collect(),
+            puts,
             deletes,
             root,
-            len: self.tree.len() as u64,
+            len,
         }
+    }
+
+    /// The puts and deletes of [`StoredTree::changes`] in key order, without a buffer per
+    /// record: each changed record to `put` as (position, record), each position left empty
+    /// to `delete`. Returns the root and the number of keys.
+    pub fn changes_with(
+        &mut self,
+        mut put: impl FnMut(&[u8], &[u8]),
+        mut delete: impl FnMut(&[u8]),
+    ) -> ([u8; 32], u64) {
+        let root = self.tree.root();
+        let keys: Vec<&[u8]> = self.written.iter().map(Vec::as_slice).collect();
+        let mut levels = BTreeMap::new();
+        collect(&self.tree.root, &keys, &mut levels);
+        let mut vacated = self.vacated.sorted().into_iter().peekable();
+        for (bits, level) in &levels {
+            let width = WIDTH + bits.div_ceil(8);
+            let mut start = 0;
+            for (key, &end) in level.keys.chunks_exact(width).zip(&level.ends) {
+                while let Some(gone) = vacated.next_if(|gone| *gone <= key) {
+                    if gone != key {
+                        delete(gone);
+                    }
+                }
+                put(key, level.records.get(start..end).unwrap_or_default());
+                start = end;
+            }
+        }
+        vacated.for_each(delete);
+        (root, self.tree.len() as u64)
     }
 
     /// Marks the last [`StoredTree::changes`] as written to the store: the next changes start
     /// from here, and the nodes may be evicted.
     pub fn committed(&mut self) {
         self.written.clear();
-        self.visited.clear();
+        self.vacated.clear();
     }
 
     /// Nodes in memory (branches and leaves; stored handles not counted).
@@ -233,14 +273,12 @@ impl<H: TreeHash> StoredTree<H> {
     }
 
     /// Loads the stored nodes on the paths of `keys` (each with whether it is a removal), and
-    /// for a removal the node beside each branch its path passes; with `record`, notes the
-    /// positions of the nodes passed. Level by level (a level: the nodes below as many
+    /// for a removal the node beside each branch its path passes. Level by level (a level: the nodes below as many
     /// branches), one [`NodeSource::load_many`] for all the stored nodes a level reaches.
     fn load_paths<S: NodeSource>(
         &mut self,
         source: &S,
         mut keys: Vec<(&[u8], bool)>,
-        record: bool,
     ) -> Result<(), StoreError<S::Error>> {
         keys.sort_unstable();
         // One entry per key, a removal if any of its writes is one (sorted: `true` last).
@@ -262,10 +300,6 @@ impl<H: TreeHash> StoredTree<H> {
             let mut next = Vec::with_capacity(2 * level.len());
             let mut next_keys = Vec::with_capacity(keys.len());
             for visit in level {
-                if record && !matches!(visit.node, Node::Empty) {
-                    self.visited
-                        .insert(position(visit.name, visit.start, visit.flip, WIDTH));
-                }
                 let Node::Branch(branch) = visit.node else {
                     continue;
                 };
@@ -450,66 +484,258 @@ fn decode<H: TreeHash>(
     Ok(node)
 }
 
-/// The record of `node` (leaf or branch, hashed); empty for others.
-fn encode(node: &Node) -> Vec<u8> {
+/// Appends the record of `node` (leaf or branch, hashed; nothing for others) to `out`.
+fn encode_into(node: &Node, out: &mut Vec<u8>) {
     match node {
         Node::Leaf(leaf) => {
-            let mut out = Vec::with_capacity(4 + leaf.key.len() + 32);
+            out.reserve(4 + leaf.key.len() + 32);
             out.extend_from_slice(&[RECORD_VERSION, KIND_LEAF]);
             out.extend_from_slice(&(leaf.key.len() as u16).to_be_bytes());
             out.extend_from_slice(&leaf.key);
             out.extend_from_slice(&leaf.value);
-            out
         }
         Node::Branch(branch) => {
             let bytes = branch.split / 8 + 1;
-            let mut out = Vec::with_capacity(4 + bytes + 64);
+            out.reserve(4 + bytes + 64);
             out.extend_from_slice(&[RECORD_VERSION, KIND_BRANCH]);
             out.extend_from_slice(&(branch.split as u16).to_be_bytes());
-            out.extend_from_slice(&branch.path[..bytes]);
+            out.extend_from_slice(branch.path.get(..bytes).unwrap_or_default());
             out.extend_from_slice(&cached(&branch.left));
             out.extend_from_slice(&cached(&branch.right));
-            out
         }
-        Node::Empty | Node::Stored(_) => Vec::new(),
+        Node::Empty | Node::Stored(_) => {}
     }
 }
 
-/// Adds the records of the loaded nodes on `key`'s path and beside it to `puts`.
-fn collect(mut node: &Node, key: &[u8], puts: &mut BTreeMap<Vec<u8>, Vec<u8>>) {
-    let mut start = 0;
-    loop {
+/// Whether `node` is in memory (a leaf or a branch).
+fn loaded(node: &Node) -> bool {
+    matches!(node, Node::Leaf(_) | Node::Branch(_))
+}
+
+/// Of `items` (sorted by key, sharing bits `..start`), those whose keys pass `branch` (follow
+/// its prefix and hold its split bit): `lo..mid` go left, `mid..hi` right. Keys sharing a
+/// prefix are contiguous in key order, and a key too short for it sorts before the others.
+fn passing<T>(
+    branch: &Branch,
+    start: usize,
+    items: &[T],
+    key: impl Fn(&T) -> &[u8],
+) -> (usize, usize, usize) {
+    let split = branch.split;
+    let passes = |item: &T| {
+        let key = key(item);
+        8 * key.len() > split && first_difference(&branch.path, key, start, split) >= split
+    };
+    let lo = items.iter().position(passes).unwrap_or(items.len());
+    let hi = items.iter().rposition(passes).map_or(lo, |i| i + 1);
+    let mid = lo
+        + items
+            .get(lo..hi)
+            .unwrap_or_default()
+            .partition_point(|item| bit(key(item), split) == 0);
+    (lo, mid, hi)
+}
+
+/// Of sorted, distinct writes (key, whether it sets rather than removes) whose paths are
+/// loaded below `root`, the keys whose writes add or remove a key (a set of an absent key, a
+/// removal of a present one), in order, and whether one of them is a removal.
+fn shaping<'k>(root: &Node, ops: &[(&'k [u8], bool)]) -> (Vec<&'k [u8]>, bool) {
+    let mut present = vec![false; ops.len()];
+    let mut stack = vec![(root, 0usize, 0..ops.len())];
+    while let Some((node, start, range)) = stack.pop() {
+        let group = ops.get(range.clone()).unwrap_or_default();
         match node {
-            Node::Empty | Node::Stored(_) => return,
-            Node::Leaf(_) => {
-                puts.insert(position(key, start, None, WIDTH), encode(node));
-                return;
+            Node::Leaf(leaf) => {
+                let own = group.iter().position(|(key, _)| **key == *leaf.key);
+                if let Some(p) = own.and_then(|i| present.get_mut(range.start + i)) {
+                    *p = true;
+                }
             }
             Node::Branch(branch) => {
-                puts.insert(position(key, start, None, WIDTH), encode(node));
-                let split = branch.split;
-                let side = bit(&branch.path, split);
-                for (child, b) in [(&branch.left, 0), (&branch.right, 1)] {
-                    if matches!(child, Node::Leaf(_) | Node::Branch(_)) {
-                        let flip = (b != side).then_some(split);
-                        puts.insert(
-                            position(&branch.path, split + 1, flip, WIDTH),
-                            encode(child),
-                        );
+                let (lo, mid, hi) = passing(branch, start, group, |(key, _)| key);
+                let next = branch.split + 1;
+                let at = range.start;
+                for (child, part) in [(&branch.left, lo..mid), (&branch.right, mid..hi)] {
+                    if !part.is_empty() {
+                        stack.push((child, next, at + part.start..at + part.end));
                     }
                 }
-                let limit = core::cmp::min(split, 8 * key.len());
-                if 8 * key.len() <= split
-                    || first_difference(&branch.path, key, start, limit) < limit
-                {
-                    return;
+            }
+            Node::Empty | Node::Stored(_) => {}
+        }
+    }
+    let mut removal = false;
+    let keys = ops
+        .iter()
+        .zip(present)
+        .filter(|((_, sets), present)| sets != present)
+        .map(|((key, sets), _)| {
+            removal |= !sets;
+            *key
+        })
+        .collect();
+    (keys, removal)
+}
+
+/// The loaded nodes the paths of sorted, distinct `keys` reach below `root` (where a path
+/// leaves a branch's prefix, the branch is reached and its children are not): how many at each
+/// depth, and the loaded subtrees hanging off them (the children of reached branches that no
+/// path goes on into) as (address, depth).
+#[derive(Debug, Default)]
+struct Region {
+    path: Vec<usize>,
+    hanging: Vec<(usize, usize)>,
+}
+
+/// A node paths reach: the node, its depth, where its prefix starts, the keys reaching it,
+/// and its position as a path with a bit to invert.
+type Reached<'n, 'k> = (
+    &'n Node,
+    usize,
+    usize,
+    &'k [&'k [u8]],
+    &'n [u8],
+    Option<usize>,
+);
+
+/// The [`Region`] of `keys` below `root`; with `positions`, notes the positions of the nodes
+/// reached and of the children of the branches a path goes on past.
+fn region(root: &Node, keys: &[&[u8]], mut positions: Option<&mut Packed>) -> Region {
+    let mut out = Region::default();
+    let mut stack: Vec<Reached<'_, '_>> = vec![(root, 0, 0, keys, &[], None)];
+    while let Some((node, depth, start, keys, name, flip)) = stack.pop() {
+        if !loaded(node) {
+            continue;
+        }
+        add_at(&mut out.path, depth, 1);
+        if let Some(positions) = positions.as_deref_mut() {
+            positions.push_position(name, start, flip);
+        }
+        let Node::Branch(branch) = node else {
+            continue;
+        };
+        let (lo, mid, hi) = passing(branch, start, keys, |key| key);
+        let split = branch.split;
+        let side = bit(&branch.path, split);
+        for (child, b, part) in [(&branch.right, 1, mid..hi), (&branch.left, 0, lo..mid)] {
+            let flip = (b != side).then_some(split);
+            let part = keys.get(part).unwrap_or_default();
+            if !part.is_empty() {
+                stack.push((child, depth + 1, split + 1, part, &branch.path, flip));
+            } else if loaded(child) {
+                out.hanging.push((address(child), depth + 1));
+                if let Some(positions) = positions.as_deref_mut().filter(|_| lo < hi) {
+                    positions.push_position(&branch.path, split + 1, flip);
                 }
-                start = split + 1;
-                node = if bit(key, split) == 0 {
-                    &branch.left
-                } else {
-                    &branch.right
-                };
+            }
+        }
+    }
+    out
+}
+
+/// The address of a loaded node's box (0 for others): a node keeps it wherever a write moves
+/// it.
+fn address(node: &Node) -> usize {
+    match node {
+        Node::Leaf(leaf) => &**leaf as *const Leaf as usize,
+        Node::Branch(branch) => &**branch as *const Branch as usize,
+        Node::Empty | Node::Stored(_) => 0,
+    }
+}
+
+/// Adds `n` to the count at `depth` of `counts` (by depth), growing it to hold `depth`.
+fn add_at(counts: &mut Vec<usize>, depth: usize, n: usize) {
+    if counts.len() <= depth {
+        counts.resize(depth + 1, 0);
+    }
+    if let Some(count) = counts.get_mut(depth) {
+        *count += n;
+    }
+}
+
+/// Byte strings end to end, with where each ends: many short strings in two allocations.
+#[derive(Clone, Debug, Default)]
+struct Packed {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    /// Appends [`position`]`(path, bits, flip, WIDTH)`.
+    fn push_position(&mut self, path: &[u8], bits: usize, flip: Option<usize>) {
+        position_into(path, bits, flip, WIDTH, &mut self.bytes);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Empties the list, keeping its allocations.
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// The strings, sorted and distinct.
+    fn sorted(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        let mut out: Vec<&[u8]> = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let string = self.bytes.get(start..end).unwrap_or_default();
+                start = end;
+                string
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// The records of the nodes at one position length, in key order: the positions end to end
+/// (all of one length), the records end to end, and where each record ends.
+#[derive(Default)]
+struct Level {
+    keys: Vec<u8>,
+    records: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Level {
+    /// Appends the record of `node` at [`position`]`(path, bits, flip, WIDTH)`.
+    fn push(&mut self, path: &[u8], bits: usize, flip: Option<usize>, node: &Node) {
+        position_into(path, bits, flip, WIDTH, &mut self.keys);
+        encode_into(node, &mut self.records);
+        self.ends.push(self.records.len());
+    }
+}
+
+/// Adds to `levels` (by position length in bits) the records of the loaded nodes the paths
+/// of sorted, distinct `keys` reach below `root`, and of the loaded children of the branches
+/// they reach. Each node's record is added once (a child's by its parent), parents before
+/// children and left before right, so each length's records come in key order.
+fn collect(root: &Node, keys: &[&[u8]], levels: &mut BTreeMap<usize, Level>) {
+    if keys.is_empty() || !loaded(root) {
+        return;
+    }
+    levels.entry(0).or_default().push(&[], 0, None, root);
+    let mut stack = vec![(root, 0usize, keys)];
+    while let Some((node, start, keys)) = stack.pop() {
+        let Node::Branch(branch) = node else {
+            continue;
+        };
+        let split = branch.split;
+        let side = bit(&branch.path, split);
+        let level = levels.entry(split + 1).or_default();
+        for (child, b) in [(&branch.left, 0), (&branch.right, 1)] {
+            if loaded(child) {
+                level.push(&branch.path, split + 1, (b != side).then_some(split), child);
+            }
+        }
+        let (lo, mid, hi) = passing(branch, start, keys, |key| key);
+        for (child, part) in [(&branch.right, mid..hi), (&branch.left, lo..mid)] {
+            let part = keys.get(part).unwrap_or_default();
+            if !part.is_empty() {
+                stack.push((child, split + 1, part));
             }
         }
     }
@@ -615,6 +841,148 @@ mod tests {
             }
         }
         assert_eq!(stored.len(), memory.len());
+    }
+
+    /// Keys of 3 bytes sharing prefixes, and now and then of 20 bytes sharing 10 (never a
+    /// prefix of a short one): writes split and deletes collapse at many depths.
+    fn mixed_key(rng: &mut Rng) -> Vec<u8> {
+        if rng.below(4) > 0 {
+            return key(rng);
+        }
+        let mut long = vec![0x80u8; 20];
+        long[10] = rng.below(2) as u8;
+        long[19] = rng.below(16) as u8;
+        long
+    }
+
+    /// The puts of a commit as they were first defined: from the root once per written key,
+    /// every loaded node on its path and every loaded child of a branch it reaches.
+    fn puts_one_path_at_a_time(
+        root: &Node,
+        written: &BTreeSet<Vec<u8>>,
+    ) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let record = |node: &Node| {
+            let mut out = Vec::new();
+            encode_into(node, &mut out);
+            out
+        };
+        let mut puts = BTreeMap::new();
+        for key in written {
+            let (mut node, mut start) = (root, 0);
+            while loaded(node) {
+                puts.insert(position(key, start, None, WIDTH), record(node));
+                let Node::Branch(branch) = node else { break };
+                let split = branch.split;
+                let side = bit(&branch.path, split);
+                for (child, b) in [(&branch.left, 0), (&branch.right, 1)] {
+                    if loaded(child) {
+                        let flip = (b != side).then_some(split);
+                        puts.insert(
+                            position(&branch.path, split + 1, flip, WIDTH),
+                            record(child),
+                        );
+                    }
+                }
+                let limit = core::cmp::min(split, 8 * key.len());
+                if 8 * key.len() <= split
+                    || first_difference(&branch.path, key, start, limit) < limit
+                {
+                    break;
+                }
+                start = split + 1;
+                node = if bit(key, split) == 0 {
+                    &branch.left
+                } else {
+                    &branch.right
+                };
+            }
+        }
+        puts.into_iter().collect()
+    }
+
+    /// Every record of a tree whose nodes are all loaded and hashed, by position.
+    fn every_record(root: &Node) -> BTreeMap<Vec<u8>, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut stack: Vec<(&Node, Vec<u8>)> = vec![(root, position(&[], 0, None, WIDTH))];
+        while let Some((node, at)) = stack.pop() {
+            if !loaded(node) {
+                continue;
+            }
+            let mut record = Vec::new();
+            encode_into(node, &mut record);
+            out.insert(at, record);
+            if let Node::Branch(branch) = node {
+                let (split, side) = (branch.split, bit(&branch.path, branch.split));
+                for (child, b) in [(&branch.left, 0), (&branch.right, 1)] {
+                    let flip = (b != side).then_some(split);
+                    stack.push((child, position(&branch.path, split + 1, flip, WIDTH)));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn changes_come_in_key_order_as_one_path_at_a_time_and_leave_the_tree_stored() {
+        let mut rng = Rng::new(82970);
+        let map = MapSource::default();
+        let mut memory = Tree::<Blake3>::new();
+        let mut stored = StoredTree::<Blake3>::new();
+        let (mut deletes, mut collapses) = (0, 0);
+        for block in 0..80 {
+            let count = if block % 10 == 0 {
+                200
+            } else {
+                rng.below(25) + 1
+            };
+            let writes: Vec<(Vec<u8>, Option<[u8; 32]>)> = (0..count)
+                .map(|_| {
+                    let value = (rng.below(3) != 0).then(|| rng.bytes());
+                    (mixed_key(&mut rng), value)
+                })
+                .collect();
+            let before = map.records.lock().unwrap().clone();
+            memory.apply(writes.iter().map(|(k, v)| (k, *v))).unwrap();
+            stored
+                .apply(&map, writes.iter().map(|(k, v)| (k, *v)))
+                .unwrap();
+            stored.root();
+            let expected_puts = puts_one_path_at_a_time(&stored.tree.root, &stored.written);
+            let order = core::cell::RefCell::new(Vec::new());
+            let (root, len) = stored.clone().changes_with(
+                |key, _| order.borrow_mut().push(key.to_vec()),
+                |key| order.borrow_mut().push(key.to_vec()),
+            );
+            let order = order.into_inner();
+            assert!(
+                order.windows(2).all(|pair| pair[0] < pair[1]),
+                "block {block}"
+            );
+            let changes = stored.changes();
+            assert_eq!((root, len), (changes.root, changes.len));
+            assert_eq!(changes.root, memory.root(), "block {block}");
+            assert_eq!(changes.puts, expected_puts, "block {block}");
+            let after = every_record(&memory.root);
+            let emptied: Vec<Vec<u8>> = before
+                .keys()
+                .filter(|key| !after.contains_key(*key))
+                .cloned()
+                .collect();
+            assert_eq!(changes.deletes, emptied, "block {block}");
+            deletes += emptied.len();
+            // A collapse moves a record: its old position emptied, beside a removed leaf's.
+            collapses +=
+                usize::from(emptied.len() > writes.iter().filter(|w| w.1.is_none()).count());
+            map.write(&changes);
+            assert_eq!(*map.records.lock().unwrap(), after, "block {block}");
+            stored.committed();
+            stored.evict(rng.below(30));
+            if rng.below(5) == 0 {
+                stored = StoredTree::open(changes.root, changes.len);
+            }
+        }
+        assert!(deletes > 100, "{deletes}");
+        assert!(collapses > 5, "{collapses}");
     }
 
     #[test]

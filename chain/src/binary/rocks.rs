@@ -13,10 +13,11 @@
 //! A datadir holds one kind of tree: its kind is recorded when it is created, and opening it
 //! as another kind, or opening a Verkle datadir, is an error.
 
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
-use bintree::store::{Changes, NodeSource};
+use bintree::store::NodeSource;
 use bintree::witness::Write;
 use bintree::{eip7864, eip8297, Blake3, Sha256};
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, WriteOptions, DB};
@@ -344,27 +345,23 @@ impl RocksBinaryState {
         else {
             bail!("{}: column families missing", self.dir.display());
         };
-        let mut batch = WriteBatch::with_capacity_bytes(self.batch_bytes);
-        let mut records = 0;
-        let mut put = |key: &[u8], record: &[u8]| {
-            batch.put_cf(nodes, key, record);
-            records += 1;
+        // The tree hands out puts and deletes through two callbacks writing to one batch.
+        let batch = RefCell::new(WriteBatch::with_capacity_bytes(self.batch_bytes));
+        let records = Cell::new(0usize);
+        let put = |key: &[u8], record: &[u8]| {
+            batch.borrow_mut().put_cf(nodes, key, record);
+            records.set(records.get() + 1);
+        };
+        let delete = |key: &[u8]| {
+            batch.borrow_mut().delete_cf(nodes, key);
+            records.set(records.get() + 1);
         };
         let (root, len) = match &mut self.tree {
-            Tree::Eip7864Sha256(t) => t.changes_with(&mut put),
-            Tree::Eip7864Blake3(t) => t.changes_with(&mut put),
-            Tree::Eip8297(t) => {
-                let changes: Changes = t.changes();
-                for key in &changes.deletes {
-                    batch.delete_cf(nodes, key);
-                }
-                for (key, record) in &changes.puts {
-                    batch.put_cf(nodes, key, record);
-                }
-                records = changes.deletes.len() + changes.puts.len();
-                (changes.root, changes.len)
-            }
+            Tree::Eip7864Sha256(t) => t.changes_with(put),
+            Tree::Eip7864Blake3(t) => t.changes_with(put),
+            Tree::Eip8297(t) => t.changes_with(put, delete),
         };
+        let (mut batch, records) = (batch.into_inner(), records.get());
         batch.put_cf(meta_cf, META_ROOT, root);
         batch.put_cf(meta_cf, META_LEN, len.to_be_bytes());
         batch.put_cf(meta_cf, META_HEIGHT, height.to_be_bytes());
