@@ -55,7 +55,23 @@ pub struct StoredTree<H: TreeHash> {
     /// key since the last commit (of batches with a removal), before those writes: where a
     /// record may have to be removed.
     vacated: Packed,
+    /// Loaded nodes at each depth (branches above them), kept up to date as nodes load,
+    /// writes change the tree's shape and evictions drop subtrees; `None`: not known, counted
+    /// by the next eviction.
+    levels: Option<Vec<usize>>,
+    /// The depth from which the last eviction left no loaded node, while the keys whose paths
+    /// were loaded or written since are in `touched`: every node loaded at that depth or
+    /// below is on one of their paths or a child of a branch one of them goes on past.
+    /// `None`: anywhere.
+    cleared: Option<usize>,
+    /// Keys whose paths were loaded or written since the last eviction (when `cleared`), and
+    /// keys naming the nodes a split moved down to `cleared` or below.
+    touched: Packed,
 }
+
+/// Bytes of the keys remembered between two evictions beyond which the next eviction walks
+/// the whole tree instead of their paths.
+const TOUCHED_MAX_BYTES: usize = 1 << 25;
 
 impl<H: TreeHash> Default for StoredTree<H> {
     fn default() -> Self {
@@ -81,6 +97,9 @@ impl<H: TreeHash> StoredTree<H> {
             tree: Tree::from_parts(root, usize::try_from(len).unwrap_or(usize::MAX)),
             written: BTreeSet::new(),
             vacated: Packed::default(),
+            levels: Some(Vec::new()),
+            cleared: None,
+            touched: Packed::default(),
         }
     }
 
@@ -141,13 +160,139 @@ impl<H: TreeHash> StoredTree<H> {
         ops.dedup_by_key(|(key, _)| *key);
         ops.reverse();
         let (shaping, removal) = shaping(&self.tree.root, &ops);
-        // Only a removal empties a position; where is on and beside the paths that change.
-        if removal {
-            region(&self.tree.root, &shaping, Some(&mut self.vacated));
+        // Only the paths of the keys added or removed change shape: the counts move by what
+        // is on them and hangs off them after the writes less before, and a removal empties
+        // positions only there.
+        let tracked = self.levels.is_some() || self.cleared.is_some();
+        let before = (!shaping.is_empty() && (tracked || removal)).then(|| {
+            let positions = removal.then_some(&mut self.vacated);
+            region(&self.tree.root, &shaping, positions)
+        });
+        let applied = self
+            .tree
+            .apply(writes.iter().map(|(key, value)| (key.as_ref(), *value)));
+        if applied.is_err() {
+            // Part of the batch may be applied.
+            self.levels = None;
+            self.cleared = None;
+        } else if let Some(before) = before.filter(|_| tracked) {
+            self.reshape(&shaping, before);
         }
-        self.tree
-            .apply(writes.iter().map(|(key, value)| (key.as_ref(), *value)))?;
+        applied?;
         Ok(())
+    }
+
+    /// Brings the counts by depth up to date after writes that added or removed `keys`
+    /// (sorted, distinct), given their [`Region`] before the writes; and, for the next
+    /// eviction, names the loaded nodes a split moved down across the depth the last one
+    /// cleared. A subtree hanging off the paths at the same address and depth before and after
+    /// is the same subtree; any other is counted whole, before (at the depths its root had
+    /// then) and after.
+    fn reshape(&mut self, keys: &[&[u8]], before: Region) {
+        let mut hanging = before.hanging;
+        hanging.sort_unstable();
+        let depth_before = |node: &Node| {
+            let at = address(node);
+            hanging
+                .binary_search_by_key(&at, |&(address, _)| address)
+                .ok()
+                .and_then(|i| hanging.get(i))
+                .map(|&(_, depth)| depth)
+        };
+        let (mut gained, mut lost) = (Vec::new(), before.path);
+        let cleared = self.cleared;
+        let mut named = Packed::default();
+        /// A node of the walk: on the paths (with where its prefix starts and the keys
+        /// reaching it), or in a subtree hanging off them (with its depth before the writes,
+        /// if known).
+        enum Step<'n, 'k> {
+            Path(&'n Node, usize, usize, &'k [&'k [u8]]),
+            Off(&'n Node, usize, Option<usize>),
+        }
+        let mut stack = vec![Step::Path(&self.tree.root, 0, 0, keys)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Path(node, depth, start, keys) => {
+                    if !loaded(node) {
+                        continue;
+                    }
+                    add_at(&mut gained, depth, 1);
+                    let was = depth_before(node);
+                    if let Some(was) = was {
+                        add_at(&mut lost, was, 1);
+                    }
+                    let Node::Branch(branch) = node else {
+                        continue;
+                    };
+                    let (lo, mid, hi) = passing(branch, start, keys, |key| key);
+                    for (child, part) in [(&branch.right, mid..hi), (&branch.left, lo..mid)] {
+                        let part = keys.get(part).unwrap_or_default();
+                        let was = was.map(|was| was + 1);
+                        if !part.is_empty() {
+                            stack.push(Step::Path(child, depth + 1, branch.split + 1, part));
+                        } else if loaded(child)
+                            && (was.is_some() || depth_before(child) != Some(depth + 1))
+                        {
+                            stack.push(Step::Off(child, depth + 1, was));
+                        }
+                    }
+                }
+                Step::Off(node, depth, was) => {
+                    if !loaded(node) {
+                        continue;
+                    }
+                    add_at(&mut gained, depth, 1);
+                    let was = was.or_else(|| depth_before(node));
+                    if let Some(was) = was {
+                        add_at(&mut lost, was, 1);
+                    }
+                    // Below `cleared` every node is on or beside a touched path; one that
+                    // was above it may not be.
+                    if cleared.is_some_and(|cleared| {
+                        depth >= cleared && was.is_none_or(|was| was < cleared)
+                    }) {
+                        named.push(name(node));
+                    }
+                    if let Node::Branch(branch) = node {
+                        let was = was.map(|was| was + 1);
+                        stack.push(Step::Off(&branch.right, depth + 1, was));
+                        stack.push(Step::Off(&branch.left, depth + 1, was));
+                    }
+                }
+            }
+        }
+        if let Some(levels) = &mut self.levels {
+            let depths = levels.len().max(gained.len()).max(lost.len());
+            levels.resize(depths, 0);
+            for (depth, level) in levels.iter_mut().enumerate() {
+                let gained = gained.get(depth).copied().unwrap_or(0);
+                let lost = lost.get(depth).copied().unwrap_or(0);
+                *level = (*level + gained).saturating_sub(lost);
+            }
+            while levels.last() == Some(&0) {
+                levels.pop();
+            }
+        }
+        if !named.ends.is_empty() {
+            self.touch(named.strings());
+        }
+    }
+
+    /// Notes `keys` for the next eviction while it can walk their paths (the last one
+    /// cleared a depth and the keys noted fit [`TOUCHED_MAX_BYTES`]).
+    fn touch<'k>(&mut self, keys: impl Iterator<Item = &'k [u8]> + Clone) {
+        if self.cleared.is_none() {
+            return;
+        }
+        let bytes: usize = keys.clone().map(<[u8]>::len).sum();
+        if self.touched.bytes.len().saturating_add(bytes) > TOUCHED_MAX_BYTES {
+            self.cleared = None;
+            self.touched = Packed::default();
+            return;
+        }
+        for key in keys {
+            self.touched.push(key);
+        }
     }
 
     /// The root; rehashes the nodes written since the last call, each once.
@@ -228,54 +373,70 @@ impl<H: TreeHash> StoredTree<H> {
 
     /// Nodes in memory (branches and leaves; stored handles not counted).
     pub fn loaded_nodes(&self) -> usize {
-        levels(&self.tree.root).iter().sum()
+        match &self.levels {
+            Some(levels) => levels.iter().sum(),
+            None => levels(&self.tree.root).iter().sum(),
+        }
     }
 
     /// Keeps at most `budget` nodes in memory: the top levels of the tree that fit whole,
     /// every node below them becoming a stored handle. Does nothing while writes are not
-    /// committed ([`StoredTree::committed`]) or when the tree is within budget.
+    /// committed ([`StoredTree::committed`]) or when the tree is within budget. When it
+    /// clears from the depth the last eviction cleared or deeper, it walks only the paths
+    /// touched since; else the whole tree.
     pub fn evict(&mut self, budget: usize) {
         if !self.written.is_empty() {
             return;
         }
-        let counts = levels(&self.tree.root);
+        let counts = self.levels.get_or_insert_with(|| levels(&self.tree.root));
         if counts.iter().sum::<usize>() <= budget {
             return;
         }
+        // Depths 0..keep fit the budget whole.
         let mut kept = 0usize;
         let mut keep = 0;
-        for count in &counts {
+        for count in counts.iter() {
             if kept + count > budget {
                 break;
             }
             kept += count;
             keep += 1;
         }
-        let mut stack: Vec<(&mut Node, usize)> = vec![(&mut self.tree.root, 0)];
-        while let Some((node, depth)) = stack.pop() {
-            if depth >= keep {
-                let hash = match node {
-                    Node::Leaf(leaf) => leaf.hash,
-                    Node::Branch(branch) => branch.hash,
-                    Node::Empty | Node::Stored(_) => None,
-                };
-                if let Some(hash) = hash {
-                    *node = Node::Stored(Box::new(hash));
-                    continue;
-                }
-            }
-            if let Node::Branch(branch) = node {
-                let branch: &mut Branch = branch;
-                stack.push((&mut branch.left, depth + 1));
-                stack.push((&mut branch.right, depth + 1));
-            }
+        if self.cleared.is_some_and(|cleared| keep >= cleared) {
+            evict_paths(&mut self.tree.root, &self.touched.sorted(), keep, counts);
         }
+        if counts.iter().skip(keep).any(|&count| count > 0) {
+            evict_below(&mut self.tree.root, 0, keep, counts);
+        }
+        // Unhashed nodes stay loaded: then nothing is known cleared.
+        self.cleared = counts
+            .iter()
+            .skip(keep)
+            .all(|&count| count == 0)
+            .then_some(keep);
+        self.touched.clear();
+    }
+
+    /// [`StoredTree::load_levels`], noting the keys for the next eviction first; the counts by
+    /// depth are not known after a failure (a level may have loaded part way).
+    fn load_paths<S: NodeSource>(
+        &mut self,
+        source: &S,
+        keys: Vec<(&[u8], bool)>,
+    ) -> Result<(), StoreError<S::Error>> {
+        self.touch(keys.iter().map(|(key, _)| *key));
+        let loaded = self.load_levels(source, keys);
+        if loaded.is_err() {
+            self.levels = None;
+        }
+        loaded
     }
 
     /// Loads the stored nodes on the paths of `keys` (each with whether it is a removal), and
-    /// for a removal the node beside each branch its path passes. Level by level (a level: the nodes below as many
-    /// branches), one [`NodeSource::load_many`] for all the stored nodes a level reaches.
-    fn load_paths<S: NodeSource>(
+    /// for a removal the node beside each branch its path passes, adding them to the counts
+    /// by depth. Level by level (a level: the nodes below as many branches, a depth), one
+    /// [`NodeSource::load_many`] for all the stored nodes a level reaches.
+    fn load_levels<S: NodeSource>(
         &mut self,
         source: &S,
         mut keys: Vec<(&[u8], bool)>,
@@ -295,8 +456,13 @@ impl<H: TreeHash> StoredTree<H> {
         if keys.is_empty() {
             return Ok(());
         }
+        let mut depth = 0;
         while !level.is_empty() {
-            load_level::<H, S>(&mut level, source)?;
+            let loaded = load_level::<H, S>(&mut level, source)?;
+            if let Some(levels) = self.levels.as_mut().filter(|_| loaded > 0) {
+                add_at(levels, depth, loaded);
+            }
+            depth += 1;
             let mut next = Vec::with_capacity(2 * level.len());
             let mut next_keys = Vec::with_capacity(keys.len());
             for visit in level {
@@ -378,10 +544,11 @@ struct Visit<'n, 'k> {
 
 /// Replaces the stored handles among the nodes of `level` by the nodes their records hold,
 /// read with one [`NodeSource::load_many`] and each checked against its handle's hash.
+/// Returns the number of nodes loaded.
 fn load_level<H: TreeHash, S: NodeSource>(
     level: &mut [Visit<'_, '_>],
     source: &S,
-) -> Result<(), StoreError<S::Error>> {
+) -> Result<usize, StoreError<S::Error>> {
     let stored: Vec<&mut Visit<'_, '_>> = level
         .iter_mut()
         .filter(|visit| matches!(visit.node, Node::Stored(_)))
@@ -397,7 +564,7 @@ fn load_level<H: TreeHash, S: NodeSource>(
         *visit.node = decode::<H>(&record, bits, visit.start, expected)
             .map_err(|error| corrupt(key, error))?;
     }
-    Ok(())
+    Ok(keys.len())
 }
 
 /// Checks a key's length (1 to [`MAX_KEY_LENGTH`] bytes).
@@ -661,6 +828,20 @@ struct Packed {
 }
 
 impl Packed {
+    /// Appends `string`.
+    fn push(&mut self, string: &[u8]) {
+        self.bytes.extend_from_slice(string);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The strings, in the order pushed.
+    fn strings(&self) -> impl Iterator<Item = &[u8]> + Clone {
+        let starts = core::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| self.bytes.get(start..end).unwrap_or_default())
+    }
+
     /// Appends [`position`]`(path, bits, flip, WIDTH)`.
     fn push_position(&mut self, path: &[u8], bits: usize, flip: Option<usize>) {
         position_into(path, bits, flip, WIDTH, &mut self.bytes);
@@ -675,16 +856,7 @@ impl Packed {
 
     /// The strings, sorted and distinct.
     fn sorted(&self) -> Vec<&[u8]> {
-        let mut start = 0;
-        let mut out: Vec<&[u8]> = self
-            .ends
-            .iter()
-            .map(|&end| {
-                let string = self.bytes.get(start..end).unwrap_or_default();
-                start = end;
-                string
-            })
-            .collect();
+        let mut out: Vec<&[u8]> = self.strings().collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -737,6 +909,83 @@ fn collect(root: &Node, keys: &[&[u8]], levels: &mut BTreeMap<usize, Level>) {
             if !part.is_empty() {
                 stack.push((child, split + 1, part));
             }
+        }
+    }
+}
+
+/// A key whose path reaches `node` (loaded): a leaf's key, a branch's path.
+fn name(node: &Node) -> &[u8] {
+    match node {
+        Node::Leaf(leaf) => &leaf.key,
+        Node::Branch(branch) => &branch.path,
+        Node::Empty | Node::Stored(_) => &[],
+    }
+}
+
+/// Replaces every hashed node at depth `keep` or below in the subtree `node` (at `depth`) by
+/// its stored handle, taking the nodes dropped off `counts`.
+fn evict_below(node: &mut Node, depth: usize, keep: usize, counts: &mut [usize]) {
+    let mut stack = vec![(node, depth)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth >= keep {
+            let hash = match node {
+                Node::Leaf(leaf) => leaf.hash,
+                Node::Branch(branch) => branch.hash,
+                Node::Empty | Node::Stored(_) => None,
+            };
+            if let Some(hash) = hash {
+                uncount(node, depth, counts);
+                *node = Node::Stored(Box::new(hash));
+                continue;
+            }
+        }
+        if let Node::Branch(branch) = node {
+            let branch: &mut Branch = branch;
+            stack.push((&mut branch.left, depth + 1));
+            stack.push((&mut branch.right, depth + 1));
+        }
+    }
+}
+
+/// [`evict_below`] on the paths of sorted, distinct `keys` below `root`, and on the children
+/// of the branches they go on past from depth `keep`.
+fn evict_paths(root: &mut Node, keys: &[&[u8]], keep: usize, counts: &mut [usize]) {
+    let mut stack = vec![(root, 0usize, 0usize, keys)];
+    while let Some((node, depth, start, keys)) = stack.pop() {
+        if depth >= keep {
+            evict_below(node, depth, keep, counts);
+            continue;
+        }
+        let Node::Branch(branch) = node else {
+            continue;
+        };
+        let (lo, mid, hi) = passing(branch, start, keys, |key| key);
+        let branch: &mut Branch = branch;
+        let next = branch.split + 1;
+        for (child, part) in [(&mut branch.left, lo..mid), (&mut branch.right, mid..hi)] {
+            let part = keys.get(part).unwrap_or_default();
+            if !part.is_empty() {
+                stack.push((child, depth + 1, next, part));
+            } else if depth + 1 >= keep {
+                evict_below(child, depth + 1, keep, counts);
+            }
+        }
+    }
+}
+
+/// Takes the loaded nodes of the subtree `node` (at `depth`) off `counts`.
+fn uncount(node: &Node, depth: usize, counts: &mut [usize]) {
+    let mut stack = vec![(node, depth)];
+    while let Some((node, depth)) = stack.pop() {
+        if !loaded(node) {
+            continue;
+        }
+        if let Some(count) = counts.get_mut(depth) {
+            *count = count.saturating_sub(1);
+        }
+        if let Node::Branch(branch) = node {
+            stack.push((&branch.left, depth + 1));
+            stack.push((&branch.right, depth + 1));
         }
     }
 }
@@ -813,8 +1062,13 @@ mod tests {
             assert_eq!(changes.root, memory.root(), "block {block}");
             map.write(&changes);
             stored.committed();
+            assert_eq!(tracked(&stored), walked(&stored), "block {block}");
             let budget = rng.below(12);
+            let mut reference = untracked(&stored);
             stored.evict(budget);
+            reference.evict(budget);
+            assert_eq!(shape(&stored), shape(&reference), "block {block}");
+            assert_eq!(tracked(&stored), walked(&stored), "block {block}");
             assert!(stored.loaded_nodes() <= budget);
             if rng.below(4) == 0 {
                 stored = StoredTree::open(changes.root, changes.len);
@@ -976,13 +1230,180 @@ mod tests {
             map.write(&changes);
             assert_eq!(*map.records.lock().unwrap(), after, "block {block}");
             stored.committed();
+            assert_eq!(tracked(&stored), walked(&stored), "block {block}");
             stored.evict(rng.below(30));
+            assert_eq!(tracked(&stored), walked(&stored), "block {block}");
             if rng.below(5) == 0 {
                 stored = StoredTree::open(changes.root, changes.len);
             }
         }
         assert!(deletes > 100, "{deletes}");
         assert!(collapses > 5, "{collapses}");
+    }
+
+    /// The loaded nodes at each depth, counted by walking the tree.
+    fn walked(tree: &StoredTree<Blake3>) -> Vec<usize> {
+        levels(&tree.tree.root)
+    }
+
+    /// The loaded nodes at each depth, as the tree keeps them.
+    fn tracked(tree: &StoredTree<Blake3>) -> Vec<usize> {
+        let mut levels = tree.levels.clone().unwrap();
+        while levels.last() == Some(&0) {
+            levels.pop();
+        }
+        levels
+    }
+
+    /// `tree` with nothing known of its counts or of what was evicted: its eviction walks the
+    /// whole tree.
+    fn untracked(tree: &StoredTree<Blake3>) -> StoredTree<Blake3> {
+        let mut reference = tree.clone();
+        reference.levels = None;
+        reference.cleared = None;
+        reference.touched = Packed::default();
+        reference
+    }
+
+    /// The tree node by node in pre-order: depth, kind (0 stored, 1 leaf, 2 branch, 3 empty)
+    /// and hash (a stored handle's, a loaded node's cached one).
+    fn shape(tree: &StoredTree<Blake3>) -> Vec<(usize, u8, [u8; 32])> {
+        let mut out = Vec::new();
+        let mut stack = vec![(&tree.tree.root, 0)];
+        while let Some((node, depth)) = stack.pop() {
+            let kind = match node {
+                Node::Stored(_) => 0,
+                Node::Leaf(_) => 1,
+                Node::Branch(branch) => {
+                    stack.push((&branch.right, depth + 1));
+                    stack.push((&branch.left, depth + 1));
+                    2
+                }
+                Node::Empty => 3,
+            };
+            out.push((depth, kind, cached(node)));
+        }
+        out
+    }
+
+    /// The depth an eviction to `budget` keeps down to, from the tree's counts.
+    fn keep(tree: &StoredTree<Blake3>, budget: usize) -> usize {
+        let mut kept = 0;
+        tracked(tree)
+            .iter()
+            .take_while(|&&count| {
+                kept += count;
+                kept <= budget
+            })
+            .count()
+    }
+
+    /// A key of 12 bytes: a top byte of 4, one of the prefixes of `groups` (7 bytes), 4
+    /// random bytes. A new group's key splits a long shared prefix near the top, moving a
+    /// whole subtree down.
+    fn grouped_key(rng: &mut Rng, groups: &[[u8; 7]]) -> Vec<u8> {
+        let mut key = vec![rng.below(4) as u8];
+        key.extend_from_slice(&groups[rng.below(groups.len())]);
+        key.extend_from_slice(&rng.bytes::<4>());
+        key
+    }
+
+    #[test]
+    fn counts_by_depth_and_evictions_along_touched_paths_match_walks_of_the_whole_tree() {
+        let mut rng = Rng::new(82975);
+        let mut groups: Vec<[u8; 7]> = (0..6).map(|_| rng.bytes()).collect();
+        let map = MapSource::default();
+        let mut memory = Tree::<Blake3>::new();
+        let mut tree = StoredTree::<Blake3>::new();
+        let mut keys: Vec<Vec<u8>> = (0..2000).map(|_| grouped_key(&mut rng, &groups)).collect();
+        keys.sort();
+        keys.dedup();
+        let entries: Vec<(Vec<u8>, Option<[u8; 32]>)> = keys
+            .iter()
+            .map(|k| (k.clone(), Some(rng.bytes())))
+            .collect();
+        memory.apply(entries.iter().cloned()).unwrap();
+        tree.apply(&map, entries.iter().cloned()).unwrap();
+        assert_eq!(tracked(&tree), walked(&tree));
+        map.write(&tree.changes());
+        tree.committed();
+        let (mut targeted, mut named) = (0, 0);
+        for round in 0..40 {
+            // Updates, removals, new keys in known groups, now and then a new group's key.
+            let mut writes: Vec<(Vec<u8>, Option<[u8; 32]>)> = Vec::new();
+            for _ in 0..rng.below(120) + 1 {
+                let key = keys[rng.below(keys.len())].clone();
+                let value = (rng.below(3) != 0).then(|| rng.bytes());
+                writes.push((key, value));
+            }
+            for _ in 0..rng.below(30) {
+                writes.push((grouped_key(&mut rng, &groups), Some(rng.bytes())));
+            }
+            if rng.below(3) == 0 {
+                groups.push(rng.bytes());
+                writes.push((
+                    grouped_key(&mut rng, &groups[groups.len() - 1..]),
+                    Some(rng.bytes()),
+                ));
+            }
+            keys.extend(writes.iter().map(|(k, _)| k.clone()));
+            let touched = tree.touched.ends.len();
+            memory.apply(writes.iter().cloned()).unwrap();
+            tree.apply(&map, writes.iter().cloned()).unwrap();
+            assert_eq!(tracked(&tree), walked(&tree), "round {round}");
+            // Nodes moved down across the cleared depth are named beside the keys written.
+            named += usize::from(tree.touched.ends.len() > touched + writes.len());
+            // Reads of other paths.
+            for _ in 0..3 {
+                let probe = keys[rng.below(keys.len())].clone();
+                assert_eq!(tree.get(&map, &probe).unwrap(), memory.get(&probe).copied());
+            }
+            assert_eq!(tracked(&tree), walked(&tree), "round {round}");
+            let changes = tree.changes();
+            assert_eq!(changes.root, memory.root(), "round {round}");
+            map.write(&changes);
+            tree.committed();
+            // Mostly one budget, now and then a smaller one (a whole-tree walk).
+            let budget = if round % 5 == 4 { 150 } else { 400 };
+            let mut reference = untracked(&tree);
+            let keep = keep(&tree, budget);
+            if tree.cleared.is_some_and(|cleared| keep >= cleared) && tree.loaded_nodes() > budget {
+                targeted += 1;
+                // The touched paths alone reach every node to evict.
+                let mut paths = tree.clone();
+                let mut counts = tracked(&paths);
+                evict_paths(
+                    &mut paths.tree.root,
+                    &paths.touched.sorted(),
+                    keep,
+                    &mut counts,
+                );
+                assert!(
+                    walked(&paths).iter().skip(keep).all(|&count| count == 0),
+                    "round {round}"
+                );
+                assert_eq!(walked(&paths), counts[..walked(&paths).len()].to_vec());
+            }
+            tree.evict(budget);
+            reference.evict(budget);
+            assert_eq!(shape(&tree), shape(&reference), "round {round}");
+            assert_eq!(tracked(&tree), walked(&tree), "round {round}");
+            assert!(tree.loaded_nodes() <= budget);
+            if round % 7 == 6 {
+                let asked = vec![
+                    (keys[rng.below(keys.len())].clone(), Write::Unchanged),
+                    (grouped_key(&mut rng, &groups), Write::Set([3; 32])),
+                ];
+                if asked[0].0 != asked[1].0 {
+                    assert_eq!(
+                        tree.witness(&map, &asked).unwrap(),
+                        memory.witness(&asked).unwrap()
+                    );
+                }
+            }
+        }
+        assert!(targeted >= 10, "{targeted}");
+        assert!(named >= 1, "{named}");
     }
 
     #[test]
