@@ -12,7 +12,7 @@
 //! A deletion that collapses a branch moves the surviving child up to the branch's position:
 //! the commit writes it there and removes its old record.
 
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 
 use super::tree::{Branch, Leaf, Node, Tree, BRANCH_TAG, LEAF_TAG, MAX_KEY_LENGTH};
 use crate::bits::{bit, encode_bit_prefix, first_difference};
@@ -49,8 +49,8 @@ const WIDTH: usize = 4;
 #[derive(Clone, Debug)]
 pub struct StoredTree<H: TreeHash> {
     tree: Tree<H>,
-    /// Keys written since the last commit.
-    written: BTreeSet<Vec<u8>>,
+    /// Keys written since the last commit (a key as often as written).
+    written: Packed,
     /// Positions of the nodes on and beside the paths of the writes that added or removed a
     /// key since the last commit (of batches with a removal), before those writes: where a
     /// record may have to be removed.
@@ -95,7 +95,7 @@ impl<H: TreeHash> StoredTree<H> {
         };
         StoredTree {
             tree: Tree::from_parts(root, usize::try_from(len).unwrap_or(usize::MAX)),
-            written: BTreeSet::new(),
+            written: Packed::default(),
             vacated: Packed::default(),
             levels: Some(Vec::new()),
             cleared: None,
@@ -146,9 +146,10 @@ impl<H: TreeHash> StoredTree<H> {
             .iter()
             .map(|(key, value)| (key.as_ref(), value.is_none()))
             .collect();
-        self.load_paths(source, keys)?;
+        let mut present = self.load_paths(source, keys)?;
+        present.sort_unstable();
         for (key, _) in &writes {
-            self.written.insert(key.as_ref().to_vec());
+            self.written.push(key.as_ref());
         }
         // The last write of each key, in key order, as the tree applies them.
         let mut ops: Vec<(&[u8], bool)> = writes
@@ -159,7 +160,16 @@ impl<H: TreeHash> StoredTree<H> {
         ops.reverse();
         ops.dedup_by_key(|(key, _)| *key);
         ops.reverse();
-        let (shaping, removal) = shaping(&self.tree.root, &ops);
+        // The keys the writes add or remove.
+        let mut removal = false;
+        let shaping: Vec<&[u8]> = ops
+            .iter()
+            .filter(|(key, sets)| *sets != present.binary_search(key).is_ok())
+            .map(|&(key, sets)| {
+                removal |= !sets;
+                key
+            })
+            .collect();
         // Only the paths of the keys added or removed change shape: the counts move by what
         // is on them and hangs off them after the writes less before, and a removal empties
         // positions only there.
@@ -343,7 +353,7 @@ impl<H: TreeHash> StoredTree<H> {
         mut delete: impl FnMut(&[u8]),
     ) -> ([u8; 32], u64) {
         let root = self.tree.root();
-        let keys: Vec<&[u8]> = self.written.iter().map(Vec::as_slice).collect();
+        let keys = self.written.sorted();
         let mut levels = BTreeMap::new();
         collect(&self.tree.root, &keys, &mut levels);
         let mut vacated = self.vacated.sorted().into_iter().peekable();
@@ -385,7 +395,7 @@ impl<H: TreeHash> StoredTree<H> {
     /// clears from the depth the last eviction cleared or deeper, it walks only the paths
     /// touched since; else the whole tree.
     pub fn evict(&mut self, budget: usize) {
-        if !self.written.is_empty() {
+        if !self.written.ends.is_empty() {
             return;
         }
         let counts = self.levels.get_or_insert_with(|| levels(&self.tree.root));
@@ -419,11 +429,11 @@ impl<H: TreeHash> StoredTree<H> {
 
     /// [`StoredTree::load_levels`], noting the keys for the next eviction first; the counts by
     /// depth are not known after a failure (a level may have loaded part way).
-    fn load_paths<S: NodeSource>(
+    fn load_paths<'k, S: NodeSource>(
         &mut self,
         source: &S,
-        keys: Vec<(&[u8], bool)>,
-    ) -> Result<(), StoreError<S::Error>> {
+        keys: Vec<(&'k [u8], bool)>,
+    ) -> Result<Vec<&'k [u8]>, StoreError<S::Error>> {
         self.touch(keys.iter().map(|(key, _)| *key));
         let loaded = self.load_levels(source, keys);
         if loaded.is_err() {
@@ -434,13 +444,13 @@ impl<H: TreeHash> StoredTree<H> {
 
     /// Loads the stored nodes on the paths of `keys` (each with whether it is a removal), and
     /// for a removal the node beside each branch its path passes, adding them to the counts
-    /// by depth. Level by level (a level: the nodes below as many branches, a depth), one
+    /// by depth; returns the keys present (in no order). Level by level (a level: the nodes below as many branches, a depth), one
     /// [`NodeSource::load_many`] for all the stored nodes a level reaches.
-    fn load_levels<S: NodeSource>(
+    fn load_levels<'k, S: NodeSource>(
         &mut self,
         source: &S,
-        mut keys: Vec<(&[u8], bool)>,
-    ) -> Result<(), StoreError<S::Error>> {
+        mut keys: Vec<(&'k [u8], bool)>,
+    ) -> Result<Vec<&'k [u8]>, StoreError<S::Error>> {
         keys.sort_unstable();
         // One entry per key, a removal if any of its writes is one (sorted: `true` last).
         keys.reverse();
@@ -453,8 +463,9 @@ impl<H: TreeHash> StoredTree<H> {
             flip: None,
             keys: 0..keys.len(),
         }];
+        let mut present = Vec::new();
         if keys.is_empty() {
-            return Ok(());
+            return Ok(present);
         }
         let mut depth = 0;
         while !level.is_empty() {
@@ -466,6 +477,12 @@ impl<H: TreeHash> StoredTree<H> {
             let mut next = Vec::with_capacity(2 * level.len());
             let mut next_keys = Vec::with_capacity(keys.len());
             for visit in level {
+                if let Node::Leaf(leaf) = &*visit.node {
+                    let group = keys.get(visit.keys.clone()).unwrap_or_default();
+                    let own = group.iter().find(|(key, _)| **key == *leaf.key);
+                    present.extend(own.map(|(key, _)| *key));
+                    continue;
+                }
                 let Node::Branch(branch) = visit.node else {
                     continue;
                 };
@@ -527,7 +544,7 @@ impl<H: TreeHash> StoredTree<H> {
             keys = next_keys;
             level = next;
         }
-        Ok(())
+        Ok(present)
     }
 }
 
@@ -701,47 +718,6 @@ fn passing<T>(
             .unwrap_or_default()
             .partition_point(|item| bit(key(item), split) == 0);
     (lo, mid, hi)
-}
-
-/// Of sorted, distinct writes (key, whether it sets rather than removes) whose paths are
-/// loaded below `root`, the keys whose writes add or remove a key (a set of an absent key, a
-/// removal of a present one), in order, and whether one of them is a removal.
-fn shaping<'k>(root: &Node, ops: &[(&'k [u8], bool)]) -> (Vec<&'k [u8]>, bool) {
-    let mut present = vec![false; ops.len()];
-    let mut stack = vec![(root, 0usize, 0..ops.len())];
-    while let Some((node, start, range)) = stack.pop() {
-        let group = ops.get(range.clone()).unwrap_or_default();
-        match node {
-            Node::Leaf(leaf) => {
-                let own = group.iter().position(|(key, _)| **key == *leaf.key);
-                if let Some(p) = own.and_then(|i| present.get_mut(range.start + i)) {
-                    *p = true;
-                }
-            }
-            Node::Branch(branch) => {
-                let (lo, mid, hi) = passing(branch, start, group, |(key, _)| key);
-                let next = branch.split + 1;
-                let at = range.start;
-                for (child, part) in [(&branch.left, lo..mid), (&branch.right, mid..hi)] {
-                    if !part.is_empty() {
-                        stack.push((child, next, at + part.start..at + part.end));
-                    }
-                }
-            }
-            Node::Empty | Node::Stored(_) => {}
-        }
-    }
-    let mut removal = false;
-    let keys = ops
-        .iter()
-        .zip(present)
-        .filter(|((_, sets), present)| sets != present)
-        .map(|((key, sets), _)| {
-            removal |= !sets;
-            *key
-        })
-        .collect();
-    (keys, removal)
 }
 
 /// The loaded nodes the paths of sorted, distinct `keys` reach below `root` (where a path
@@ -1111,10 +1087,7 @@ mod tests {
 
     /// The puts of a commit as they were first defined: from the root once per written key,
     /// every loaded node on its path and every loaded child of a branch it reaches.
-    fn puts_one_path_at_a_time(
-        root: &Node,
-        written: &BTreeSet<Vec<u8>>,
-    ) -> Vec<(Vec<u8>, Vec<u8>)> {
+    fn puts_one_path_at_a_time(root: &Node, written: &[&[u8]]) -> Vec<(Vec<u8>, Vec<u8>)> {
         let record = |node: &Node| {
             let mut out = Vec::new();
             encode_into(node, &mut out);
@@ -1201,7 +1174,8 @@ mod tests {
                 .apply(&map, writes.iter().map(|(k, v)| (k, *v)))
                 .unwrap();
             stored.root();
-            let expected_puts = puts_one_path_at_a_time(&stored.tree.root, &stored.written);
+            let expected_puts =
+                puts_one_path_at_a_time(&stored.tree.root, &stored.written.sorted());
             let order = core::cell::RefCell::new(Vec::new());
             let (root, len) = stored.clone().changes_with(
                 |key, _| order.borrow_mut().push(key.to_vec()),
