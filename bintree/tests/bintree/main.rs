@@ -6,6 +6,7 @@
 mod common;
 mod eip7864_vectors;
 mod eip8297_vectors;
+mod forgeries;
 mod parallel;
 mod witness7864;
 mod witness8297;
