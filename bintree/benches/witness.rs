@@ -70,7 +70,7 @@ fn witness_10k(c: &mut Criterion) {
         w.hash_count(),
         32 * w.hash_count(),
         w.other_count(),
-        63 * w.other_count(),
+        witness::OTHER_LENGTH * w.other_count(),
         32 * values,
         32 * keys,
     );

@@ -12,7 +12,7 @@ import sys
 
 from binary_tree import HASHES, ZERO32, bit, eip8297_branch_hash, eip8297_leaf_hash, pack_bits
 
-VERSION = 1
+VERSION = 2
 TREES = {"eip7864": 1, "eip8297": 2}
 HASH_IDS = {"sha256": 1, "blake3": 2}
 MAX_KEYS = 1 << 18
@@ -176,6 +176,9 @@ def verify_eip7864(data, hash_name, pre_root):
     for i in range(1, key_count):
         if keys[i - 1] >= keys[i]:
             raise Invalid("bw.keys.order", f"key {i}")
+    for i, k in enumerate(keys):
+        if k[:31] == bytes(31):
+            raise Invalid("bw.keys.zero_stem", f"key {i}")
     flags = list(r.take(key_count, "flags"))
     check_flags(flags, "eip7864")
     stems, first_key = [], []
@@ -192,8 +195,10 @@ def verify_eip7864(data, hash_name, pre_root):
         if kind > DIVERGENT:
             raise Invalid("bw.end.kind", f"stem {s}: kind {kind}")
     pre, new = decode_values(r, flags)
-    section = r.take(63 * other_count, "others")
-    others = [(section[63 * i:63 * i + 31], section[63 * i + 31:63 * i + 63]) for i in range(other_count)]
+    section = r.take(64 * other_count, "others")
+    # (stem, sub-index of its first present leaf, that leaf's value)
+    others = [(section[64 * i:64 * i + 31], section[64 * i + 31], section[64 * i + 32:64 * i + 64])
+              for i in range(other_count)]
     bits, hashes = decode_siblings(r, sibling_count, hash_count)
     if r.pos != len(data):
         raise Invalid("bw.length.trailing", f"{len(data) - r.pos} bytes after the hashes")
@@ -227,6 +232,20 @@ def verify_eip7864(data, hash_name, pre_root):
 
         return walk(0, lo, hi)
 
+    def open_leaf(index, value):
+        """Subtree root of a stem whose first present leaf is `index` (§4 open): left sides
+        ZERO, right sides sibling slots, read after the left side."""
+
+        def walk(level):
+            if level == 8:
+                return h(value)
+            if (index >> (7 - level)) & 1:
+                return hash64(ZERO32 + walk(level + 1))
+            left = walk(level + 1)
+            return hash64(left + sib.take())
+
+        return walk(0)
+
     def stem_hash(stem, root):
         return hash64(stem + b"\x00" + root)
 
@@ -252,15 +271,13 @@ def verify_eip7864(data, hash_name, pre_root):
         elif kinds.count(DIVERGENT) == len(kinds):
             if other_at[0] >= len(others):
                 raise Invalid("bw.count.others", "the walk needs more other records than other_count")
-            x, root_x = others[other_at[0]]
+            x, index, value = others[other_at[0]]
             other_at[0] += 1
             if any(bit(x, i) != bit(stems[a], i) for i in range(d)):
                 raise Invalid("bw.other.prefix", f"other stem at depth {d}")
             if any(x == stems[s] for s in range(a, b)):
                 raise Invalid("bw.other.touched", f"other stem at depth {d}")
-            if root_x == ZERO32:
-                raise Invalid("bw.other.empty", f"other stem at depth {d}")
-            existing = (x, stem_hash(x, root_x))
+            existing = (x, stem_hash(x, open_leaf(index, value)))
         else:
             raise Invalid("bw.end.group", f"stems {a}..{b} at depth {d}: kinds {kinds}")
         pre_hash = ZERO32 if existing is None else None

@@ -17,7 +17,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from binary_tree import eip7864_root, eip8297_root, sha256  # noqa: E402
+from binary_tree import (  # noqa: E402
+    eip7864_root, eip7864_stem_hash, eip7864_subtree_root, eip8297_root, sha256,
+)
 from binary_witness import Invalid, verify  # noqa: E402
 from blake3 import blake3  # noqa: E402
 
@@ -108,12 +110,66 @@ def eip8297(witness):
     check("eip8297 survivor child altered", rule_of(bytes(forged), "eip8297", "blake3", pre), "bw.root")
 
 
+def eip7864_witness(keys, flags, ends, values, others, slots):
+    """EIP-7864 witness bytes (§2, §3): `others` as (stem, sub-index, value), `slots` as 32-byte
+    hashes or None for an empty slot."""
+    hashes = [x for x in slots if x is not None]
+    bitmap = bytearray((len(slots) + 7) // 8)
+    for j, x in enumerate(slots):
+        if x is not None:
+            bitmap[j // 8] |= 0x80 >> (j % 8)
+    out = bytearray(b"\x02\x01\x01")
+    for n in (len(keys), len(others), len(slots), len(hashes)):
+        out += n.to_bytes(4, "little")
+    out += b"".join(keys) + bytes(flags) + b"".join(bytes(e) for e in ends) + b"".join(values)
+    out += b"".join(x + bytes([i]) + v for x, i, v in others) + bytes(bitmap) + b"".join(hashes)
+    return bytes(out)
+
+
+def eip7864_forgeries():
+    """§4.1 "Stem vs internal node": the root is an internal node whose left child's hash L ends
+    in 0x00, so it equals a stem node of stem L[0..31] with subtree root R (the root's right
+    child). Read as that stem, it would prove any key absent; an other record now opens a leaf,
+    and no opening rebuilds R."""
+    a, b = b"\x00" + b"\x11" * 30, b"\x80" + b"\x22" * 30
+    for n in range(4096):
+        value = n.to_bytes(4, "big") + b"\x5a" * 28
+        left = eip7864_stem_hash(sha256, a, eip7864_subtree_root(sha256, {0: value}))
+        if left[31] == 0:
+            break
+    right = eip7864_stem_hash(sha256, b, eip7864_subtree_root(sha256, {0: b"\xbb" * 32}))
+    root = eip7864_root({a + b"\x00": value, b + b"\x00": b"\xbb" * 32}, sha256)
+    check("forgery: the root is H(L ‖ R) with L[31] = 0", (left[31], sha256(left + right)), (0, root))
+    # The key a‖00 (present) claimed absent at depth 0, DIVERGENT at the other stem L[0..31]:
+    # its opening of sub-index 0 has 8 right-side slots; the attacker's best is to send R.
+    forged = eip7864_witness([a + b"\x00"], [0], [(0, 2)], [], [(left[:31], 0, value)],
+                             [None] * 7 + [right])
+    check("forgery: internal node read as an other stem", rule_of(forged, "eip7864", "sha256", root),
+          "bw.root")
+    # The honest proof of absence of k = 81‖33…‖00, whose path ends at the stem node of b
+    # (alone right of the root): the root's left child is slot 0, b's record opens its first
+    # leaf (sub-index 0: 8 right-side slots, all empty).
+    k = b"\x81" + b"\x33" * 30 + b"\x00"
+    honest = eip7864_witness([k], [0], [(1, 2)], [], [(b, 0, b"\xbb" * 32)], [left] + [None] * 8)
+    v = verify(honest, "eip7864", "sha256", root)
+    check("an other stem's opening verifies", (v.pre_values, v.post_root), ([None], root))
+    later = eip7864_witness([k], [0], [(1, 2)], [], [(b, 1, b"\xbb" * 32)], [left] + [None] * 7)
+    check("an opening of a leaf that is not the first", rule_of(later, "eip7864", "sha256", root),
+          "bw.root")
+    # Every key of the zero stem is refused, whatever the rest of the witness.
+    zero = eip7864_witness([bytes(32)], [0], [(0, 0)], [], [], [root])
+    check("a key of the zero stem", rule_of(zero, "eip7864", "sha256", root), "bw.keys.zero_stem")
+    one = bytes([1]) + zero[1:]
+    check("a version-1 witness", rule_of(one, "eip7864", "sha256", root), "bw.version")
+
+
 def main():
     witnesses = full_hex_witnesses()
     check("full-hex witnesses in §6", len(witnesses), 2)
     if len(witnesses) == 2:
         eip7864(witnesses[0])
         eip8297(witnesses[1])
+    eip7864_forgeries()
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

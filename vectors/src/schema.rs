@@ -373,6 +373,11 @@ pub const RULES: &[Rule] = &[
         summary: "keys strictly increasing (sorted, no duplicate)",
     },
     Rule {
+        id: "bw.keys.zero_stem",
+        section: "B3",
+        summary: "EIP-7864: no key has the all-zero stem",
+    },
+    Rule {
         id: "bw.keys.length",
         section: "B7",
         summary: "EIP-8297: every key (and other leaf record's key) is 1 to 66 bytes",
@@ -433,7 +438,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "bw.other.empty",
         section: "B4",
-        summary: "a stem node's subtree root is not ZERO",
+        summary: "a present stem's recomputed subtree root is not ZERO",
     },
     Rule {
         id: "bw.path.empty_internal",

@@ -3,7 +3,7 @@
 
 use super::stem::StemNode;
 use super::tree::{split_key, Node, Tree};
-use super::witness::{END_DIVERGENT, END_EMPTY, END_PRESENT};
+use super::witness::{is_zero_stem, END_DIVERGENT, END_EMPTY, END_PRESENT, OTHER_LENGTH};
 use super::STEM_LENGTH;
 use crate::bits::bit;
 use crate::prelude::*;
@@ -35,8 +35,9 @@ impl<H: TreeHash> Tree<H> {
     /// The witness for `writes` (each key once, in any order) against the current state:
     /// the keys sorted, their pre-values or absence, the writes, and the multiproof. A set to
     /// the value a key already holds is written as unchanged. Errors: a key of the wrong
-    /// length, a key given twice (`bw.keys.order`), a delete (`bw.keys.flags`: EIP-7864 has
-    /// no deletion), more than [`crate::witness::MAX_KEYS`] keys (`bw.limit`).
+    /// length, a key given twice (`bw.keys.order`), a key whose stem is all zero
+    /// (`bw.keys.zero_stem`), a delete (`bw.keys.flags`: EIP-7864 has no deletion), more than
+    /// [`crate::witness::MAX_KEYS`] keys (`bw.limit`).
     pub fn witness<K: AsRef<[u8]>>(
         &mut self,
         writes: &[(K, Write)],
@@ -52,6 +53,9 @@ impl<H: TreeHash> Tree<H> {
         for (i, (key, write)) in writes.iter().enumerate() {
             let (stem, index) =
                 split_key(key.as_ref()).map_err(|_| broken(Rule::KeyOrder, "key", i))?;
+            if is_zero_stem(&stem) {
+                return Err(broken(Rule::ZeroStem, "key", i));
+            }
             if *write == Write::Delete {
                 return Err(broken(Rule::KeyFlags, "key", i));
             }
@@ -117,7 +121,7 @@ impl<H: TreeHash> Tree<H> {
         );
         out.extend_from_slice(&[VERSION, TREE_EIP7864, hash_id::<H>()]);
         put_count(&mut out, sorted.len());
-        put_count(&mut out, proof.others.len() / (STEM_LENGTH + 32));
+        put_count(&mut out, proof.others.len() / OTHER_LENGTH);
         put_count(&mut out, proof.siblings.slots);
         put_count(&mut out, proof.siblings.hash_count());
         for (key, _) in &sorted {
@@ -171,8 +175,7 @@ fn prove_node(
                 }
             }
             if !found {
-                proof.others.extend_from_slice(&stem.stem);
-                proof.others.extend_from_slice(&stem.subtree_hash(1));
+                prove_other(stem, proof);
             }
         }
         Node::Internal(internal) => {
@@ -202,6 +205,26 @@ fn prove_subtree(stem: &StemNode, level: usize, id: u16, subs: &[u8], proof: &mu
             proof.siblings.push(&stem.subtree_hash(child));
         } else {
             prove_subtree(stem, level + 1, child, part, proof);
+        }
+    }
+}
+
+/// Appends the other-stem record of `stem` (its first present leaf's sub-index and value) and
+/// the sibling slots of that leaf's opening: the right side off the path at each level, the
+/// deepest first (the verifier's left-to-right order). The left sides are empty.
+fn prove_other(stem: &StemNode, proof: &mut Proof) {
+    // A stem node always holds a value; an empty one (never built) gets a record that fails.
+    let (index, value) = stem.values().next().unwrap_or((0, &[0u8; 32]));
+    proof.others.extend_from_slice(&stem.stem);
+    proof.others.push(index);
+    proof.others.extend_from_slice(value);
+    let leaf = 256 + u16::from(index);
+    for level in (0..8).rev() {
+        // The node on the path at `level + 1`; its sibling is the right one when it is a left
+        // child.
+        let node = leaf >> (7 - level);
+        if node & 1 == 0 {
+            proof.siblings.push(&stem.subtree_hash(node + 1));
         }
     }
 }

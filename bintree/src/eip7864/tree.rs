@@ -150,8 +150,19 @@ impl<H: TreeHash> Tree<H> {
     }
 
     /// The stem node of `stem`, if present, walking the internal nodes on its path and
-    /// showing each to `visit` (the stem node of another stem where the path ends at one).
+    /// showing each to `visit`.
     fn stem_node<'t>(
+        &'t self,
+        stem: &[u8; STEM_LENGTH],
+        visit: impl FnMut(&'t Internal),
+    ) -> Option<&'t StemNode> {
+        self.end_stem(stem, visit).filter(|s| s.stem == *stem)
+    }
+
+    /// The stem node where the path of `stem` ends, its own or another stem's (`None`: the
+    /// path ends at an empty place), walking the internal nodes on the path and showing each
+    /// to `visit`.
+    fn end_stem<'t>(
         &'t self,
         stem: &[u8; STEM_LENGTH],
         mut visit: impl FnMut(&'t Internal),
@@ -170,7 +181,7 @@ impl<H: TreeHash> Tree<H> {
                     };
                     depth += 1;
                 }
-                Node::Stem(s) => return (s.stem == *stem).then_some(&**s),
+                Node::Stem(s) => return Some(&**s),
             }
         }
     }
@@ -225,10 +236,14 @@ impl<H: TreeHash> Tree<H> {
     /// The nodes with a non-zero hash on the union of the paths from the root to `keys`: the
     /// internal nodes each path passes, each key's own stem node, and in that stem node's
     /// subtree the nodes from the key's leaf up to the subtree root. A path that ends at an
-    /// empty place or at another stem's node counts only the internal nodes above it. Every
-    /// computation of the root from these keys' leaves hashes each of these nodes (a root
-    /// update after writing exactly these keys, a verification of them), so the count is the
-    /// least hash count of that work, the measure of [`Tree::hash_count`] in BENCHMARKS.md.
+    /// empty place counts only the internal nodes above it; one that ends at another stem's
+    /// node counts that node and, in its subtree, the nodes from its first present leaf up:
+    /// EIP-7864 hashes a stem node and an internal node alike (64 bytes each), so a sound
+    /// verification rebuilds another stem's node from one of its leaves (`spec/BINARY.md`
+    /// §4.1). Every computation of the root from these keys' leaves hashes each of these
+    /// nodes (a root update after writing exactly these keys, a sound verification of them),
+    /// so the count is the least hash count of that work, the measure of
+    /// [`Tree::hash_count`] in BENCHMARKS.md.
     ///
     /// Reads the hashes as of the last [`Tree::root`]. Counts nothing below a subtree not in
     /// memory. A key not 32 bytes long is an error.
@@ -240,13 +255,29 @@ impl<H: TreeHash> Tree<H> {
         // A node by its address; a stem subtree's node by its stem node's address and its
         // heap number (`1..=511`; 0 names the stem node itself).
         let mut seen: BTreeSet<(usize, u16)> = BTreeSet::new();
-        for key in keys {
-            let (stem, index) = split_key(key.as_ref())?;
+        let keys = keys
+            .into_iter()
+            .map(|key| split_key(key.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let stems: BTreeSet<[u8; STEM_LENGTH]> = keys.iter().map(|&(stem, _)| stem).collect();
+        for (stem, index) in keys {
             let visit = |internal: &Internal| {
                 seen.insert((internal as *const Internal as usize, 0));
             };
-            let Some(s) = self.stem_node(&stem, visit) else {
+            let Some(s) = self.end_stem(&stem, visit) else {
                 continue;
+            };
+            let index = if s.stem == stem {
+                index
+            } else if stems.contains(&s.stem) {
+                // A touched stem's node: counted from that stem's own keys.
+                continue;
+            } else {
+                // Another stem's node: its first present leaf is opened.
+                match s.values().next() {
+                    Some((first, _)) => first,
+                    None => continue,
+                }
             };
             let at = s as *const StemNode as usize;
             seen.insert((at, 0));

@@ -4,8 +4,9 @@
 //! Layout after the 3-byte header: four u32 counts (keys, other stems, sibling slots,
 //! hashes), then keys (32 bytes each, strictly increasing), flags (1 byte per key), end
 //! records (depth, kind: 2 bytes per distinct stem), values (32 bytes: for each key in order,
-//! its pre-value if present, then its new value if set), other stems (31-byte stem ‖ 32-byte
-//! subtree root), the sibling bitmap and the hashes.
+//! its pre-value if present, then its new value if set), other stems (31-byte stem ‖ 1-byte
+//! sub-index ‖ 32-byte value: the stem's first present leaf, opened to its subtree root with
+//! sibling slots), the sibling bitmap and the hashes.
 
 use super::stem::hash_pair;
 use super::STEM_LENGTH;
@@ -29,8 +30,9 @@ pub const END_DIVERGENT: u8 = 2;
 pub const MAX_DEPTH: u8 = 248;
 /// Bytes of the fixed header: version, tree, hash, four u32 counts.
 pub const HEADER_LENGTH: usize = 19;
-/// Bytes of an other-stem record: the stem and its subtree root.
-pub const OTHER_LENGTH: usize = STEM_LENGTH + 32;
+/// Bytes of an other-stem record: the stem, the sub-index of its first present leaf and that
+/// leaf's value.
+pub const OTHER_LENGTH: usize = STEM_LENGTH + 1 + 32;
 
 /// A decoded EIP-7864 witness: views into the bytes it was decoded from. Its claims are in
 /// canonical form; whether they hold is what [`Witness::verify`] checks.
@@ -51,6 +53,12 @@ fn key_at(keys: &[u8], i: usize) -> &[u8; 32] {
     keys[i * 32..i * 32 + 32]
         .try_into()
         .expect("keys section is a whole number of 32-byte keys")
+}
+
+/// Whether `stem` is all zero: its stem node `hash(0^31 ‖ 0x00 ‖ root)` is the hash input of an
+/// internal node with an empty left child, so no witness key may have it (`bw.keys.zero_stem`).
+pub(crate) fn is_zero_stem(stem: &[u8]) -> bool {
+    stem.iter().all(|&b| b == 0)
 }
 
 fn value_at(values: &[u8], i: usize) -> Result<&[u8; 32], WitnessError> {
@@ -89,6 +97,10 @@ impl<'a> Witness<'a> {
             } else {
                 stem_count = 1;
             }
+        }
+        // The keys are sorted, so a zero-stem key, the least there is, would be the first.
+        if key_count > 0 && is_zero_stem(&key_at(keys, 0)[..STEM_LENGTH]) {
+            return Err(broken(Rule::ZeroStem, "key", 0));
         }
         let flags = r.take("flags", key_count, 1)?;
         let mut value_count = 0;
@@ -147,7 +159,7 @@ impl<'a> Witness<'a> {
         self.flags.is_empty()
     }
 
-    /// Number of hashes sent (sibling hashes; other stems' subtree roots not included).
+    /// Number of hashes sent (sibling hashes; other stems' leaf values not included).
     pub fn hash_count(&self) -> usize {
         self.hashes.len() / 32
     }
@@ -371,17 +383,16 @@ impl<H: TreeHash> Walk<'_, '_, H> {
                 .get(o * OTHER_LENGTH..(o + 1) * OTHER_LENGTH)
                 .ok_or(broken(Rule::OtherCount, "other", o))?;
             self.other += 1;
-            let (other, root) = record.split_at(STEM_LENGTH);
+            let (other, leaf) = record.split_at(STEM_LENGTH);
             if first_difference(other, self.stem(a), 0, depth) != depth {
                 return Err(broken(Rule::OtherPrefix, "other", o));
             }
             if (a..b).any(|s| self.stem(s) == other) {
                 return Err(broken(Rule::OtherTouched, "other", o));
             }
-            let root: [u8; 32] = root.try_into().expect("32-byte subtree root");
-            if root == [0u8; 32] {
-                return Err(broken(Rule::EmptyStem, "other", o));
-            }
+            let (index, value) = leaf.split_at(1);
+            let value: &[u8; 32] = value.try_into().expect("32-byte leaf value");
+            let root = self.opening(index[0], value)?;
             pre = pair::<H>(&stem_head(other), &root, &mut self.pre_hashes);
             self.scratch
                 .push((other.try_into().expect("31-byte stem"), pre));
@@ -411,6 +422,25 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         let post = self.build(depth, &scratch);
         self.scratch = scratch;
         Ok((pre, post))
+    }
+
+    /// The subtree root of an other stem from the opening of its first present leaf, at
+    /// sub-index `index` with `value` (`spec/BINARY.md` §4): `hash(value)` at level 8, then up
+    /// to level 0 on the bits of `index`, most significant first. Every leaf left of the
+    /// first present one is absent, so a side off the path on the left is `ZERO`; one on the
+    /// right is the next sibling slot, read after the left side as the walk reads them.
+    fn opening(&mut self, index: u8, value: &[u8; 32]) -> Result<[u8; 32], WitnessError> {
+        self.pre_hashes += 1;
+        let mut node = leaf::<H>(value);
+        for level in (0..8).rev() {
+            node = if (index >> (7 - level)) & 1 == 0 {
+                let right = self.siblings.next()?;
+                pair::<H>(&node, &right, &mut self.pre_hashes)
+            } else {
+                pair::<H>(&[0u8; 32], &node, &mut self.pre_hashes)
+            };
+        }
+        Ok(node)
     }
 
     /// The post-state subtree at `depth` holding the stem nodes `items` (sorted, distinct).

@@ -6,7 +6,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Rule {
-    /// `bw.version`: the version byte is not 1.
+    /// `bw.version`: the version byte is not [`crate::witness::VERSION`].
     Version,
     /// `bw.tree`: the tree byte names another tree than the verifier's.
     TreeKind,
@@ -16,6 +16,9 @@ pub enum Rule {
     KeyOrder,
     /// `bw.keys.length`: an EIP-8297 key length is 0 or above the limit.
     KeyLength,
+    /// `bw.keys.zero_stem`: an EIP-7864 key's stem is all zero (its stem node would hash as
+    /// an internal node with an empty left child).
+    ZeroStem,
     /// `bw.keys.prefix`: an EIP-8297 key is a proper prefix of the next key.
     KeyPrefix,
     /// `bw.keys.flags`: a flags byte has an unknown bit, a delete where the tree has none, or
@@ -39,8 +42,8 @@ pub enum Rule {
     OtherPrefix,
     /// `bw.other.touched`: an other stem or leaf is one of the witness's own keys or stems.
     OtherTouched,
-    /// `bw.other.empty`: an other stem's subtree root, or a stem's recomputed subtree root,
-    /// is zero (a stem node always holds a value).
+    /// `bw.other.empty`: a present stem's recomputed subtree root is zero (a stem node always
+    /// holds a value).
     EmptyStem,
     /// `bw.path.empty_internal`: an internal node on a touched path hashes to zero.
     EmptyInternal,
@@ -71,6 +74,7 @@ impl Rule {
             Rule::HashKind => "bw.hash",
             Rule::KeyOrder => "bw.keys.order",
             Rule::KeyLength => "bw.keys.length",
+            Rule::ZeroStem => "bw.keys.zero_stem",
             Rule::KeyPrefix => "bw.keys.prefix",
             Rule::KeyFlags => "bw.keys.flags",
             Rule::NoopWrite => "bw.keys.noop",

@@ -17,7 +17,7 @@ pub use error::{Rule, WitnessError};
 use crate::TreeHash;
 
 /// The version byte of this layout.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 /// Tree byte of an EIP-7864 witness.
 pub const TREE_EIP7864: u8 = 1;
 /// Tree byte of an EIP-8297 witness.

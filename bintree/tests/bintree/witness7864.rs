@@ -207,9 +207,9 @@ fn absence_of_a_present_key_and_presence_of_an_absent_key_fail() {
     p.flags[0] = 0;
     p.values.clear();
     p.ends[0][1] = witness::END_DIVERGENT;
-    let mut record = [0u8; 63];
+    let mut record = [0u8; 64];
     record[..31].copy_from_slice(&stems[1]);
-    record[31..].copy_from_slice(&p.hashes[0]);
+    record[32..].copy_from_slice(tree.get(&key(&stems[1], 0)).unwrap());
     p.others.push(record);
     assert_eq!(rule(&rejects(&p.encode(), &root)), Some(Rule::OtherTouched));
     let mut q = p.clone();
@@ -239,7 +239,7 @@ fn absence_of_a_present_key_and_presence_of_an_absent_key_fail() {
 #[test]
 fn a_group_with_a_wrong_depth_breaks_the_depth_rule_before_the_kinds() {
     let hex = concat!(
-        "01010104000000000000001800000003000000eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c",
+        "02010104000000000000001800000003000000eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c",
         "9f9753509d7f80eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c9f9753509dff80fb9ecfbc7a",
         "9995e8855baacf425d853d92eb851383f1b3de0c9f9753509d7f00fb9ecfbc7a9995e8855baacf425d853d92",
         "eb851383f1b3de0c9f9753509d7f40010201010301030104010fee9369cde9958edf70ca513c213554c7a8ec",
@@ -382,7 +382,7 @@ fn over_limit_counts_are_rejected_before_reading() {
         .iter()
         .enumerate()
     {
-        let mut b = vec![1u8, 1, 1];
+        let mut b = vec![bintree::witness::VERSION, 1, 1];
         b.extend_from_slice(&[0; 16]);
         let at = 3 + 4 * i;
         b[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -391,7 +391,7 @@ fn over_limit_counts_are_rejected_before_reading() {
             other => panic!("{other:?}"),
         }
     }
-    let mut b = vec![1u8, 1, 1];
+    let mut b = vec![bintree::witness::VERSION, 1, 1];
     b.extend_from_slice(&(MAX_KEYS as u32).to_le_bytes());
     b.extend_from_slice(&[0; 12]);
     assert!(matches!(
@@ -540,4 +540,236 @@ fn mutants_of_many_witnesses_never_panic_nor_lie() {
         }
     }
     assert!(accepted > 0);
+}
+
+/// `hash(left ‖ right)` with the zero rule.
+fn pair(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
+    if *left == [0; 32] && *right == [0; 32] {
+        return [0; 32];
+    }
+    Sha256::hash(&[left, right])
+}
+
+/// Node `n` (numbered left to right from 0) at `level` of the stem subtree holding `values`
+/// (level 0: the subtree root, 8: the leaves).
+fn subtree_node(values: &[(u8, [u8; 32])], level: u32, n: u16) -> [u8; 32] {
+    if level == 8 {
+        return values
+            .iter()
+            .find(|(i, _)| u16::from(*i) == n)
+            .map_or([0; 32], |(_, v)| Sha256::hash(&[v]));
+    }
+    pair(
+        &subtree_node(values, level + 1, 2 * n),
+        &subtree_node(values, level + 1, 2 * n + 1),
+    )
+}
+
+/// The sibling slots of the opening of leaf `i` in the stem subtree of `values`: the right
+/// side off the path at each level, the deepest first.
+fn opening_slots(values: &[(u8, [u8; 32])], i: u8) -> Vec<[u8; 32]> {
+    (0..8u32)
+        .rev()
+        .filter_map(|level| {
+            let n = u16::from(i) >> (7 - level);
+            (n & 1 == 0).then(|| subtree_node(values, level + 1, n + 1))
+        })
+        .collect()
+}
+
+/// The sibling slots of `p`, in order.
+fn slots_of(p: &Parts) -> Vec<[u8; 32]> {
+    let mut hashes = p.hashes.iter();
+    (0..p.slots)
+        .map(|s| match p.bit(s) {
+            true => *hashes.next().unwrap(),
+            false => [0; 32],
+        })
+        .collect()
+}
+
+/// `p` with its sibling slots set to `slots`.
+fn with_slots(p: &Parts, slots: &[[u8; 32]]) -> Parts {
+    let mut q = p.clone();
+    q.slots = slots.len();
+    q.bitmap = vec![0; slots.len().div_ceil(8)];
+    q.hashes.clear();
+    for (s, h) in slots.iter().enumerate() {
+        if *h != [0; 32] {
+            q.bitmap[s / 8] |= 0x80 >> (s % 8);
+            q.hashes.push(*h);
+        }
+    }
+    q
+}
+
+/// An other-stem record opens its stem's first present leaf: the prover writes its
+/// sub-index, value and right-side siblings; the opening of another present leaf (a true
+/// leaf with its true siblings, left sides taken as empty) or a changed value gives another
+/// root.
+#[test]
+fn an_other_stem_opens_its_first_present_leaf_and_nothing_else() {
+    let mut rng = Rng::new(9);
+    let (mut tree, stems) = small_tree(&mut rng, 20);
+    let root = tree.root();
+    let values: Vec<(u8, [u8; 32])> = [0u8, 1, 64, 65]
+        .iter()
+        .map(|&i| (i, *tree.get(&key(&stems[2], i)).unwrap()))
+        .collect();
+    let absent = near(&stems[2], 60, &mut rng);
+    let bytes = tree
+        .witness(&[(key(&absent, 0), Write::Unchanged)])
+        .unwrap();
+    witness::verify::<Sha256>(&bytes, &root).unwrap();
+    let p = Parts::parse(&bytes).unwrap();
+    let [depth, kind] = p.ends[0];
+    assert_eq!(kind, witness::END_DIVERGENT);
+    assert_eq!(p.others.len(), 1);
+    assert_eq!(&p.others[0][..31], &stems[2]);
+    assert_eq!((p.others[0][31], &p.others[0][32..]), (0, &values[0].1[..]));
+    // The path's left siblings come before the opening's slots, its right siblings after.
+    let before = (0..usize::from(depth))
+        .filter(|&d| absent[d / 8] & (0x80 >> (d % 8)) != 0)
+        .count();
+    let slots = slots_of(&p);
+    let opening = opening_slots(&values, 0);
+    assert_eq!(&slots[before..before + 8], &opening[..]);
+    for (i, value) in &values[1..] {
+        let mut forged = [
+            &slots[..before],
+            &opening_slots(&values, *i)[..],
+            &slots[before + 8..],
+        ];
+        let joined: Vec<[u8; 32]> = forged.iter_mut().flat_map(|s| s.iter().copied()).collect();
+        let mut q = with_slots(&p, &joined);
+        q.others[0][31] = *i;
+        q.others[0][32..].copy_from_slice(value);
+        let e = rejects(&q.encode(), &root);
+        assert!(
+            matches!(e, WitnessError::RootMismatch { .. }),
+            "leaf {i}: {e}"
+        );
+    }
+    // The first leaf's value changed, or its sub-index with the same slots.
+    let mut q = p.clone();
+    q.others[0][63] ^= 1;
+    let e = rejects(&q.encode(), &root);
+    assert!(matches!(e, WitnessError::RootMismatch { .. }), "{e}");
+    let mut q = p.clone();
+    q.others[0][32..].copy_from_slice(&values[1].1);
+    let e = rejects(&q.encode(), &root);
+    assert!(matches!(e, WitnessError::RootMismatch { .. }), "{e}");
+    let mut q = p.clone();
+    q.others[0][31] = 0x40;
+    assert!(witness::verify::<Sha256>(&q.encode(), &root).is_err());
+}
+
+/// Other stems whose first present leaf is anywhere in the subtree: honest witnesses of keys
+/// ending at them verify, with reads and writes.
+#[test]
+fn other_stems_open_first_leaves_at_every_position() {
+    let mut rng = Rng::new(10);
+    for first in [0u8, 1, 0x5a, 0x7f, 0x80, 0xfe, 0xff] {
+        let (mut tree, _) = small_tree(&mut rng, 6);
+        let stem: [u8; 31] = rng.bytes();
+        for i in [first, first | 0x21, 0xff] {
+            tree.insert(&key(&stem, i), &rng.bytes()).unwrap();
+        }
+        let root = tree.root();
+        let writes = [
+            (key(&near(&stem, 200, &mut rng), 7), Write::Unchanged),
+            (key(&near(&stem, 100, &mut rng), 0), Write::Set([first; 32])),
+        ];
+        let bytes = tree.witness(&writes).unwrap();
+        let p = Parts::parse(&bytes).unwrap();
+        assert!(p.others.iter().any(|o| o[..31] == stem && o[31] == first));
+        let (_, v) = witness::verify::<Sha256>(&bytes, &root).unwrap();
+        assert_eq!(v.post_root, applied_root(&tree, &writes));
+    }
+}
+
+/// A key whose stem is all zero is refused by the prover and rejected at decode, right after
+/// the key order.
+#[test]
+fn a_zero_stem_key_is_refused_and_rejected() {
+    let mut rng = Rng::new(11);
+    let (mut tree, stems) = small_tree(&mut rng, 5);
+    let root = tree.root();
+    let zero = key(&[0; 31], 9);
+    for writes in [
+        vec![(zero, Write::Unchanged)],
+        vec![
+            (key(&stems[0], 0), Write::Unchanged),
+            (zero, Write::Set([1; 32])),
+        ],
+    ] {
+        let e = tree.witness(&writes).unwrap_err();
+        assert_eq!(rule(&e), Some(Rule::ZeroStem), "{e}");
+        assert_eq!(
+            e,
+            WitnessError::Rule {
+                rule: Rule::ZeroStem,
+                what: "key",
+                index: writes.len() - 1
+            }
+        );
+    }
+    let mut beside = key(&[0; 31], 9);
+    beside[30] = 1;
+    let bytes = tree.witness(&[(beside, Write::Unchanged)]).unwrap();
+    let mut p = Parts::parse(&bytes).unwrap();
+    p.keys[0] = zero;
+    let e = witness::Witness::decode::<Sha256>(&p.encode()).unwrap_err();
+    assert_eq!(
+        e,
+        WitnessError::Rule {
+            rule: Rule::ZeroStem,
+            what: "key",
+            index: 0
+        }
+    );
+    assert_eq!(rule(&rejects(&p.encode(), &root)), Some(Rule::ZeroStem));
+    // Key order is checked first.
+    let mut q = p.clone();
+    q.keys.push(zero);
+    q.flags.push(0);
+    assert_eq!(rule(&rejects(&q.encode(), &root)), Some(Rule::KeyOrder));
+}
+
+/// A tree holding the zero stem: keys whose paths end at its stem node prove it as an other
+/// stem (the record `0^31` is allowed: the opening binds it), with reads and writes.
+#[test]
+fn a_tree_holding_the_zero_stem_proves_keys_ending_at_it() {
+    let mut rng = Rng::new(12);
+    let (mut tree, _) = small_tree(&mut rng, 8);
+    let zero = [0u8; 31];
+    tree.insert(&key(&zero, 3), &[0xaa; 32]).unwrap();
+    tree.insert(&key(&zero, 200), &[0xbb; 32]).unwrap();
+    let root = tree.root();
+    let mut ended = 0;
+    for bits in [1usize, 8, 100, 247] {
+        let mut neighbour = zero;
+        neighbour[bits / 8] |= 0x80 >> (bits % 8);
+        for write in [Write::Unchanged, Write::Set([0x5c; 32])] {
+            let writes = [(key(&neighbour, 3), write)];
+            let bytes = tree.witness(&writes).unwrap();
+            let p = Parts::parse(&bytes).unwrap();
+            if p.ends[0][1] == witness::END_DIVERGENT {
+                assert_eq!(
+                    p.others,
+                    vec![{
+                        let mut r = [0u8; 64];
+                        r[31] = 3;
+                        r[32..].fill(0xaa);
+                        r
+                    }]
+                );
+                ended += 1;
+            }
+            let (w, v) = witness::verify::<Sha256>(&bytes, &root).unwrap();
+            assert_eq!(w.claims().next().unwrap().pre, None);
+            assert_eq!(v.post_root, applied_root(&tree, &writes));
+        }
+    }
+    assert!(ended >= 4, "{ended} paths ended at the zero stem");
 }

@@ -418,7 +418,7 @@ fn hashes_counts_limits_and_the_empty_witness() {
     .iter()
     .enumerate()
     {
-        let mut b = vec![1u8, 2, 2];
+        let mut b = vec![bintree::witness::VERSION, 2, 2];
         b.extend_from_slice(&[0; 20]);
         b[3 + 4 * i..7 + 4 * i].copy_from_slice(&u32::MAX.to_le_bytes());
         match witness::Witness::decode::<Blake3>(&b) {

@@ -563,8 +563,10 @@ mod tests {
                 k
             }
             _ => {
+                // Byte 4 keeps every stem off the all-zero stem, which no witness key has.
                 let mut k = [0u8; 32].to_vec();
                 k[0] = rng.below(3) as u8;
+                k[4] = 1;
                 k[5] = rng.below(2) as u8;
                 k[30] = rng.below(48) as u8;
                 k[31] = rng.below(3) as u8 * 40;

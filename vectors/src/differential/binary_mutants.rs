@@ -2,13 +2,15 @@
 //! bytes of the whole encoding; bytes aimed at one section (header, key lengths, keys,
 //! flags, ends, values, branches, others, bitmap, hashes); a header count off by one; edits
 //! of the sections as lists written back with agreeing counts (keys changed, relabelled to
-//! another key of the tree, moved, removed, inserted or repeated, flags and writes, pre-values and new values, end depths and kinds,
+//! another key of the tree, given the all-zero stem, moved, removed, inserted or repeated, flags and writes, pre-values and new values, end depths and kinds,
 //! other records, sibling slots, hashes, branch prefix lengths); and the request's pre-state
 //! root, tree or hash changed.
 
 use serde_json::{json, Value};
 
 use crate::at::hex0x;
+
+use bintree::eip7864::witness::OTHER_LENGTH;
 
 use super::binary_wire::{read, KeyRecord, Layout, Sections, DELETE, PRE, SET};
 use super::mutants::{byte_mutant, Rng};
@@ -298,8 +300,9 @@ fn key_bit(rng: &mut Rng, len: usize) -> usize {
 
 /// A structural edit, written back with agreeing counts.
 fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str, String) {
-    const KINDS: [&str; 18] = [
+    const KINDS: [&str; 19] = [
         "key_bit",
+        "key_zero_stem",
         "key_relabel",
         "key_relabel",
         "key_move",
@@ -362,6 +365,16 @@ fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str
                 format!("key {i} relabelled to {} (keys sorted)", hex0x(key))
             })
         }
+        "key_zero_stem" => edit_keys(s, |items| {
+            let i = rng.below(n);
+            let key = &mut items[i].0.key;
+            let len = key.len().min(31);
+            key[..len].fill(0);
+            let d =
+                format!("key {i}: first {len} bytes set to zero (the all-zero stem), keys sorted");
+            sort_keys(items);
+            d
+        }),
         "key_move" => edit_keys(s, |items| {
             let i = rng.below(n);
             let key = &mut items[i].0.key;
@@ -590,8 +603,9 @@ fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str
     (kind, d)
 }
 
-/// A field of one other record changed: EIP-7864, its stem made a touched one or its root
-/// empty; EIP-8297, a leaf's key length or a branch's prefix length or bits.
+/// A field of one other record changed: EIP-7864, its stem made a touched one or all zero, its
+/// sub-index or its value changed; EIP-8297, a leaf's key length or a branch's prefix length
+/// or bits.
 fn other_field(rng: &mut Rng, s: &mut Sections) -> String {
     let m = s.others.len();
     if m == 0 {
@@ -601,14 +615,24 @@ fn other_field(rng: &mut Rng, s: &mut Sections) -> String {
     let touched = rng.pick(&s.keys).map(|k| k.key.clone());
     let o = &mut s.others[i];
     match s.layout {
-        Layout::Eip7864 => match (rng.below(3), touched) {
-            (0, Some(k)) if k.len() >= 31 && o.len() == 63 => {
+        Layout::Eip7864 => match (rng.below(6), touched) {
+            (0, Some(k)) if k.len() >= 31 && o.len() == OTHER_LENGTH => {
                 o[..31].copy_from_slice(&k[..31]);
                 format!("others[{i}]: stem set to a touched key's")
             }
-            (1, _) if o.len() == 63 => {
-                o[31..].fill(0);
-                format!("others[{i}]: subtree root set to ZERO")
+            (1, _) if o.len() == OTHER_LENGTH => {
+                o[..31].fill(0);
+                format!("others[{i}]: stem set to 0^31")
+            }
+            (2, _) if o.len() == OTHER_LENGTH => {
+                let (old, new) = (o[31], rng.byte());
+                o[31] = new;
+                format!("others[{i}]: sub-index {old:#04x} -> {new:#04x}")
+            }
+            (3, _) if o.len() == OTHER_LENGTH => {
+                let at = rng.below(256);
+                o[32 + at / 8] ^= 0x80 >> (at % 8);
+                format!("others[{i}]: value bit {at} flipped")
             }
             _ if o.is_empty() => {
                 o.push(0x80);
@@ -795,8 +819,11 @@ mod tests {
             t8.insert(&[i.wrapping_mul(37); 34], &[i + 1; 32])
                 .expect("insert");
         }
+        // A key beside the all-zero stem (a witness key never has it), whose path ends there.
+        let mut beside = [0; 32];
+        beside[29] = 1;
         let w7: Vec<([u8; 32], Write)> = vec![
-            ([0; 32], Write::Set([9; 32])),
+            (beside, Write::Set([9; 32])),
             ([37; 32], Write::Unchanged),
             ([200; 32], Write::Set([9; 32])),
         ];
@@ -835,7 +862,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(kinds.len(), 18, "{kinds:?}");
+        assert_eq!(kinds.len(), 19, "{kinds:?}");
     }
 
     #[test]

@@ -39,7 +39,8 @@ pub(crate) struct Sections {
     pub(crate) ends: Vec<Vec<u8>>,
     /// EIP-8297 branches entries (prefix lengths, big-endian).
     pub(crate) branches: Vec<[u8; 2]>,
-    /// Other records: stem ‖ subtree root (EIP-7864, 63 bytes) or tagged records (EIP-8297).
+    /// Other records: stem ‖ sub-index ‖ value of the stem's first present leaf (EIP-7864, 64
+    /// bytes) or tagged records (EIP-8297).
     pub(crate) others: Vec<Vec<u8>>,
     /// EIP-7864 sibling slots (bitmap bits); EIP-8297 has none.
     pub(crate) slots: Vec<bool>,
@@ -149,7 +150,7 @@ pub(crate) fn read(layout: Layout, bytes: &[u8]) -> Option<Sections> {
     let mut others = Vec::with_capacity(other_count.min(c.left()));
     for _ in 0..other_count {
         let record = match layout {
-            Layout::Eip7864 => c.take(63)?,
+            Layout::Eip7864 => c.take(bintree::eip7864::witness::OTHER_LENGTH)?,
             Layout::Eip8297 => {
                 let start = c.at;
                 match *c.take(1)?.first()? {

@@ -226,6 +226,8 @@ struct Proven {
     hash: &'static str,
     bytes: Vec<u8>,
     pre: [u8; 32],
+    /// The pre-state's keys and values.
+    state: Vec<Entry>,
 }
 
 fn prove<H: TreeHash>(
@@ -244,6 +246,7 @@ fn prove<H: TreeHash>(
         hash: H::NAME,
         bytes,
         pre,
+        state: state.to_vec(),
     })
 }
 
@@ -339,6 +342,31 @@ fn scenarios() -> Result<Vec<Proven>, VectorError> {
             &state,
             &[],
         )?,
+        prove::<Sha256>(
+            "absent_by_an_other_stem_opening_sub_index_5",
+            "a read and a write of keys whose paths end at the node of a stem whose first present \
+             leaf is 0x05: the other record opens it with ZERO left sides and five right-side \
+             sibling slots",
+            &state,
+            &[
+                (key(&flip(&d, 100), 0), Write::Unchanged),
+                (key(&flip(&d, 60), 7), Write::Set(w)),
+            ],
+        )?,
+        prove::<Sha256>(
+            "absent_beside_the_zero_stem",
+            "a tree holding the all-zero stem (values at 0x03 and 0xc8): a read and a write of keys \
+             whose paths end at its node, sent as other records with stem 0^31",
+            &[
+                (key(&[0; 31], 3), [0x33; 32]),
+                (key(&[0; 31], 200), [0xc8; 32]),
+                (key(&a, 0), [0xaa; 32]),
+            ],
+            &[
+                (key(&flip(&[0; 31], 247), 3), Write::Unchanged),
+                (key(&flip(&[0; 31], 200), 0), Write::Set(v)),
+            ],
+        )?,
     ];
     // A larger random block on both hashes.
     let mut big: Vec<([u8; 32], [u8; 32])> = Vec::new();
@@ -419,11 +447,63 @@ enum Edit {
     Bytes(fn(&mut Vec<u8>)),
     /// The witness unchanged, checked against another root.
     Root(fn(&mut [u8; 32])),
+    /// A structural edit of the sections with the pre-state's keys and values at hand.
+    State(fn(&mut Parts, &[Entry])),
+}
+
+/// A key of the pre-state and its value.
+type Entry = ([u8; 32], [u8; 32]);
+
+/// The sibling slots of `p`, in order (an empty slot is ZERO).
+fn slots_of(p: &Parts) -> Vec<[u8; 32]> {
+    let mut hashes = p.hashes.iter();
+    (0..p.slots)
+        .map(|s| match p.bit(s) {
+            true => hashes.next().copied().unwrap_or([0; 32]),
+            false => [0; 32],
+        })
+        .collect()
+}
+
+/// Sets the sibling slots of `p` to `slots`.
+fn set_slots(p: &mut Parts, slots: &[[u8; 32]]) {
+    p.slots = slots.len();
+    p.bitmap = vec![0; slots.len().div_ceil(8)];
+    p.hashes.clear();
+    for (s, h) in slots.iter().enumerate() {
+        if *h != [0; 32] {
+            p.bitmap[s / 8] |= 0x80 >> (s % 8);
+            p.hashes.push(*h);
+        }
+    }
+}
+
+/// The first other record of a one-key witness made to open its stem's second present leaf
+/// (sub-index 1 beside a present 0): its true value, and the first leaf's opening slots
+/// without the deepest (leaf 1's hash); the levels above are the same siblings. The left
+/// side of leaf 1 is taken as ZERO, so the subtree root differs.
+fn open_second_leaf(p: &mut Parts, state: &[Entry]) {
+    let mut k = [0u8; 32];
+    k[..31].copy_from_slice(&p.others[0][..31]);
+    k[31] = 1;
+    let Some((_, value)) = state.iter().find(|(x, _)| *x == k) else {
+        return;
+    };
+    // The path's left siblings (where the key's bit is 1) come before the opening's slots.
+    let depth = usize::from(p.ends[0][0]);
+    let before = (0..depth)
+        .filter(|&b| p.keys[0][b / 8] & (0x80 >> (b % 8)) != 0)
+        .count();
+    let mut slots = slots_of(p);
+    slots.remove(before);
+    set_slots(p, &slots);
+    p.others[0][31] = 1;
+    p.others[0][32..].copy_from_slice(value);
 }
 
 /// (case name, scenario it starts from, description, rule, edit).
 fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, Edit)> {
-    use Edit::{Bytes, Parts as P, Root};
+    use Edit::{Bytes, Parts as P, Root, State};
     vec![
         ("truncated", "random_block_sha256", "the last byte cut", "bw.length.truncated", Bytes(|b| {
             b.pop();
@@ -440,7 +520,7 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             let sc = u32::from_le_bytes([b[11], b[12], b[13], b[14]]);
             b[15..19].copy_from_slice(&(sc + 1).to_le_bytes());
         })),
-        ("version_2", "read_present_values", "version byte 2", "bw.version", P(|p| p.head[0] = 2)),
+        ("version_1", "read_present_values", "version byte 1 (other records of stem and subtree root)", "bw.version", P(|p| p.head[0] = 1)),
         ("tree_eip8297", "read_present_values", "an EIP-8297 tree byte given to the EIP-7864 verifier", "bw.tree", P(|p| p.head[1] = 2)),
         ("hash_blake3", "read_present_values", "a BLAKE3 hash byte given to the SHA-256 verifier", "bw.hash", P(|p| p.head[2] = 2)),
         ("keys_unsorted", "read_present_values", "the first two keys swapped", "bw.keys.order", P(|p| p.keys.swap(0, 1))),
@@ -468,7 +548,19 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             let stem = p.keys[0];
             p.others[0][..31].copy_from_slice(&stem[..31]);
         })),
-        ("other_stem_empty_subtree", "absent_by_an_other_stem", "the other record's subtree root is ZERO", "bw.other.empty", P(|p| p.others[0][31..].fill(0))),
+        ("present_stem_with_empty_subtree", "empty_tree_insert", "the first insert alone, its end said PRESENT at the root with 8 empty subtree sibling slots: a stem node whose subtree root is ZERO", "bw.other.empty", P(|p| {
+            p.keys.truncate(1);
+            p.flags.truncate(1);
+            p.ends.truncate(1);
+            p.values.truncate(1);
+            p.ends[0][1] = 1;
+            p.slots = 8;
+            p.bitmap = vec![0];
+        })),
+        ("key_with_the_zero_stem", "read_present_values", "the first key's stem set to 0^31 (its stem node would hash as an internal node with an empty left child)", "bw.keys.zero_stem", P(|p| p.keys[0][..31].fill(0))),
+        ("other_stem_opens_a_non_first_leaf", "absent_by_an_other_stem", "the other record opens its stem's second present leaf (0x01, true value, true right-side siblings) instead of the first (0x00)", "bw.root", State(open_second_leaf)),
+        ("other_stem_value_changed", "absent_by_an_other_stem", "the other record's leaf value changed", "bw.root", P(|p| p.others[0][63] ^= 1)),
+        ("other_stem_sub_index_changed", "absent_by_an_other_stem_opening_sub_index_5", "the other record's sub-index 0x05 said 0x04 (one more sibling slot read than sent)", "bw.count.siblings", P(|p| p.others[0][31] = 4)),
         ("empty_internal_node", "empty_tree_insert", "the empty tree's end pushed one level down with an empty sibling: an internal node hashing to ZERO", "bw.path.empty_internal", P(|p| {
             p.keys.truncate(1);
             p.flags.truncate(1);
@@ -550,6 +642,15 @@ fn eip7864_witness_cases() -> Result<(Vec<Value>, Vec<Value>), VectorError> {
                     ))
                 })?;
                 f(&mut parts);
+                bytes = parts.encode();
+            }
+            Edit::State(f) => {
+                let mut parts = Parts::parse(&p.bytes).ok_or_else(|| {
+                    VectorError::Generator(format!(
+                        "scenario {from}: its witness's sections do not read"
+                    ))
+                })?;
+                f(&mut parts, &p.state);
                 bytes = parts.encode();
             }
             Edit::Bytes(f) => f(&mut bytes),

@@ -1,7 +1,7 @@
 //! A hostile prover's structural edits of an EIP-7864 witness, one per call, each on one
 //! section of `spec/BINARY.md` §3 and chosen by the fuzzer's input: a key relabelled, a flag
 //! changed (its values added or removed with it), a value replaced, an end record's depth or
-//! kind changed, an other-stem record changed, added or dropped, a hash replaced, dropped or
+//! kind changed, an other-stem record changed (stem, sub-index, value), added or dropped, a hash replaced, dropped or
 //! duplicated, a bitmap bit flipped (its hash added or removed, or not), the slot count
 //! changed, a key added or removed, two items of a section swapped. Material is taken from
 //! the true tree where a prover would take it (its stems, its values, the witness's hashes).
@@ -176,25 +176,53 @@ fn flags<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
     p.flags[i] = new;
 }
 
-/// An other-stem record added (a tree's or key's stem, a hash of the witness or a fresh one
-/// as its subtree root), or one changed, dropped or duplicated.
+/// An other-stem record's leaf: the first present one of `stem` in the tree (its sub-index
+/// and value), or a sub-index and value chosen by `c`.
+fn other_leaf<H: TreeHash>(
+    c: &mut Choices,
+    p: &Parts,
+    s: &Scenario<H>,
+    stem: &[u8; 31],
+) -> [u8; 33] {
+    let mut leaf = [0u8; 33];
+    let first = (0..=255u8).find_map(|i| s.tree.get(&key(stem, i)).map(|v| (i, *v)));
+    match first {
+        Some((i, v)) if c.flag() => {
+            leaf[0] = i;
+            leaf[1..].copy_from_slice(&v);
+        }
+        _ => {
+            leaf[0] = c.byte();
+            leaf[1..].copy_from_slice(&sections::value_choice(c, &p.values, None));
+        }
+    }
+    leaf
+}
+
+/// An other-stem record added (a tree's or key's stem with its first present leaf, or a
+/// chosen sub-index and value), or one changed (its stem, sub-index or value, a bit flipped
+/// or replaced), dropped or duplicated.
 fn others<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
     let o = c.below(p.others.len() + 1);
     if o == p.others.len() {
-        let mut record = [0u8; 63];
-        record[..31].copy_from_slice(&stem_choice(c, p, s));
-        record[31..].copy_from_slice(&hash_choice(c, p));
+        let stem = stem_choice(c, p, s);
+        let mut record = [0u8; 64];
+        record[..31].copy_from_slice(&stem);
+        record[31..].copy_from_slice(&other_leaf(c, p, s, &stem));
         let at = c.below(p.others.len() + 1);
         insert_at(&mut p.others, at, record);
         return;
     }
-    let op = c.below(5);
-    let h = hash_choice(c, p);
-    match op {
+    match c.below(7) {
         0 => c.flip(&mut p.others[o][..31]),
-        1 => c.flip(&mut p.others[o][31..]),
-        2 => p.others[o][31..].copy_from_slice(&h),
-        3 => {
+        1 => c.flip(&mut p.others[o][31..32]),
+        2 => c.flip(&mut p.others[o][32..]),
+        3 => p.others[o][31] = c.byte(),
+        4 => {
+            let v = sections::value_choice(c, &p.values, None);
+            p.others[o][32..].copy_from_slice(&v);
+        }
+        5 => {
             p.others.remove(o);
         }
         _ => {

@@ -18,8 +18,8 @@ pub struct Parts {
     pub ends: Vec<[u8; 2]>,
     /// Pre-values and new values, in key order.
     pub values: Vec<[u8; 32]>,
-    /// Other-stem records: stem ‖ subtree root.
-    pub others: Vec<[u8; 63]>,
+    /// Other-stem records: stem ‖ sub-index ‖ value of the stem's first present leaf.
+    pub others: Vec<[u8; 64]>,
     /// The sibling slot count.
     pub slots: usize,
     /// The sibling bitmap.
