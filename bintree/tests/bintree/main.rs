@@ -7,6 +7,7 @@ mod common;
 mod eip7864_vectors;
 mod eip8297_vectors;
 mod forgeries;
+mod forgeries8297;
 mod parallel;
 mod witness7864;
 mod witness8297;
