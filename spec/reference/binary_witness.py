@@ -497,7 +497,10 @@ def verify_eip8297(data, hash_name, pre_root):
         return [("leaf", keys[i], leaf_hash(keys[i], new[i])) for i in indices if new[i] is not None]
 
     def leaves(k, s, prefix):
-        """Whether key k leaves `prefix` (bits from s): differs at one of its bits or runs out."""
+        """Whether key k leaves `prefix` (bits from s): runs out at or before the split bit
+        s + len(prefix), or differs at one of the prefix's bits."""
+        if 8 * len(k) <= s + len(prefix):
+            return True
         for j, b in enumerate(prefix):
             if s + j >= 8 * len(k) or bit(k, s + j) != b:
                 return True

@@ -25,7 +25,8 @@ pub const END_EMPTY: u8 = 0;
 pub const END_PRESENT: u8 = 1;
 /// End kind: the path ends at the leaf of another key.
 pub const END_AT_LEAF: u8 = 2;
-/// End kind: the path ends at a branch whose prefix the key leaves (or runs out inside).
+/// End kind: the path ends at a branch whose prefix the key leaves (or runs out inside, or at
+/// its split bit).
 pub const END_AT_BRANCH: u8 = 3;
 /// Most branches on one path, and the longest prefix: the bits of the longest key.
 pub const MAX_BRANCHES: usize = 8 * MAX_WITNESS_KEY_LENGTH;
@@ -802,9 +803,10 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
                     let prefix = Prefix::of_packed(&body[2..2 + n_bytes], len);
                     for i in a..b {
                         let key = self.key(i);
-                        let leaves = (0..len).any(|j| {
-                            start + j >= 8 * key.len() || bit(key, start + j) != prefix.get(j)
-                        });
+                        // A key that runs out at or before the split bit is a proper prefix
+                        // of every key below the branch: absent, as one that differs.
+                        let leaves = 8 * key.len() <= start + len
+                            || (0..len).any(|j| bit(key, start + j) != prefix.get(j));
                         if !leaves {
                             return Err(broken(Rule::EndGroup, "key", i));
                         }

@@ -361,10 +361,6 @@ fn a_key_running_out_inside_a_branch_prefix_is_absent_and_cannot_pass() {
 }
 
 #[test]
-#[ignore = "completeness: an honest witness for a key that runs out exactly at the split bit of \
-            the branch its path ends at is rejected with bw.end.group (end_node's branch-record \
-            check, eip8297/witness.rs); the fix counts 8*len(key) <= start + len(prefix) as \
-            leaving"]
 fn an_honest_key_running_out_at_a_split_verifies() {
     // The same key at a branch with an empty prefix (start 8, split 8) and with a 7-bit prefix
     // (start 1, split 8).
@@ -665,14 +661,6 @@ fn keys_of_mixed_lengths_verify_and_mutants_claim_only_truths() {
                     writes.push((k.clone(), Write::Delete));
                 }
             }
-        }
-        // A touched key that is a proper prefix of a present key can meet the known
-        // completeness gap (`an_honest_key_running_out_at_a_split_verifies`).
-        if writes
-            .iter()
-            .any(|(w, _)| keys.iter().any(|k| k.len() > w.len() && k.starts_with(w)))
-        {
-            continue;
         }
         let root = tree.root();
         let Ok(bytes) = tree.witness(&writes) else {
