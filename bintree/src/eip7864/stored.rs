@@ -18,8 +18,8 @@ use super::tree::{split_key, Internal, Node, Tree};
 use crate::bits::bit;
 use crate::prelude::*;
 use crate::store::{
-    self, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader, RecordError,
-    StoreError, RECORD_VERSION,
+    self, add_at, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader,
+    RecordError, StoreError, RECORD_VERSION,
 };
 use crate::witness::Write;
 use crate::TreeHash;
@@ -601,16 +601,6 @@ fn pushed_down(
             pushed_down(&internal.right, depth + 1, right, out, absent);
         }
         Node::Empty | Node::Stored(_) => absent.extend_from_slice(stems),
-    }
-}
-
-/// Adds `n` to the count at `depth` of `counts` (by depth), growing it to hold `depth`.
-fn add_at(counts: &mut Vec<usize>, depth: usize, n: usize) {
-    if counts.len() <= depth {
-        counts.resize(depth + 1, 0);
-    }
-    if let Some(count) = counts.get_mut(depth) {
-        *count += n;
     }
 }
 

@@ -18,8 +18,8 @@ use super::tree::{Branch, Leaf, Node, Tree, BRANCH_TAG, LEAF_TAG, MAX_KEY_LENGTH
 use crate::bits::{bit, encode_bit_prefix, first_difference};
 use crate::prelude::*;
 use crate::store::{
-    self, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader, RecordError,
-    StoreError, RECORD_VERSION,
+    self, add_at, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader,
+    RecordError, StoreError, RECORD_VERSION,
 };
 use crate::witness::Write;
 use crate::{Error, TreeHash};
@@ -783,16 +783,6 @@ fn address(node: &Node) -> usize {
         Node::Leaf(leaf) => &**leaf as *const Leaf as usize,
         Node::Branch(branch) => &**branch as *const Branch as usize,
         Node::Empty | Node::Stored(_) => 0,
-    }
-}
-
-/// Adds `n` to the count at `depth` of `counts` (by depth), growing it to hold `depth`.
-fn add_at(counts: &mut Vec<usize>, depth: usize, n: usize) {
-    if counts.len() <= depth {
-        counts.resize(depth + 1, 0);
-    }
-    if let Some(count) = counts.get_mut(depth) {
-        *count += n;
     }
 }
 

@@ -216,6 +216,16 @@ pub(crate) fn position_into(
     }
 }
 
+/// Adds `n` to the count at `depth` of `counts` (by depth), growing it to hold `depth`.
+pub(crate) fn add_at(counts: &mut Vec<usize>, depth: usize, n: usize) {
+    if counts.len() <= depth {
+        counts.resize(depth + 1, 0);
+    }
+    if let Some(count) = counts.get_mut(depth) {
+        *count += n;
+    }
+}
+
 /// Whether the first `bits` bits of `a` and `b` agree (both hold at least that many).
 pub(crate) fn same_bits(a: &[u8], b: &[u8], bits: usize) -> bool {
     let whole = bits / 8;
