@@ -268,12 +268,7 @@ fn zero_stem_claimed_present_in_place_of_internal_node_gives_wrong_post_root() {
 /// rebuilds `hash(ZERO ‖ root) = hash(0^31 ‖ 0x00 ‖ root)`. No witness key has the zero stem.
 #[test]
 fn absence_of_zero_stem_key_by_empty_end_below_its_stem_node() {
-    let mut tree = Tree::<Sha256>::new();
-    let zero = [0u8; 31];
-    let b = stem(0x80, 0x22);
-    tree.insert(&key(&zero, 0), &[0xaa; 32]).unwrap();
-    tree.insert(&key(&b, 0), &[0xbb; 32]).unwrap();
-    let root = tree.root();
+    let (mut tree, root, zero, b) = tree_with_the_zero_stem();
     let target = key(&zero, 0);
     let refused = tree.witness(&[(target, Write::Unchanged)]).unwrap_err();
     assert_eq!(refused.rule(), Some(Rule::ZeroStem), "{refused}");
@@ -300,12 +295,7 @@ fn absence_of_zero_stem_key_by_empty_end_below_its_stem_node() {
 #[test]
 #[ignore = "open (spec/BINARY.md §4.1): in a tree that holds the zero stem, reachable only by a 248-bit preimage of a hashed key, a set beside it ended EMPTY below the zero stem's node verifies with a false post-state root"]
 fn set_beside_the_zero_stem_by_empty_end_below_its_stem_node() {
-    let mut tree = Tree::<Sha256>::new();
-    let zero = [0u8; 31];
-    let b = stem(0x80, 0x22);
-    tree.insert(&key(&zero, 0), &[0xaa; 32]).unwrap();
-    tree.insert(&key(&b, 0), &[0xbb; 32]).unwrap();
-    let root = tree.root();
+    let (mut tree, root, _, b) = tree_with_the_zero_stem();
     let mut beside = [0u8; 31];
     beside[30] = 1;
     let target = key(&beside, 0);
@@ -330,4 +320,16 @@ fn set_beside_the_zero_stem_by_empty_end_below_its_stem_node() {
         }
         Err(e) => assert_eq!(e.name(), "bw.root", "{e}"),
     }
+}
+
+/// A tree of two stems: the zero stem (sub-index 0: `aa…`) and `80 ‖ 22…` (sub-index 0:
+/// `bb…`), each at depth 1; with its root, the zero stem and the other stem.
+fn tree_with_the_zero_stem() -> (Tree<Sha256>, [u8; 32], [u8; 31], [u8; 31]) {
+    let mut tree = Tree::<Sha256>::new();
+    let zero = [0u8; 31];
+    let b = stem(0x80, 0x22);
+    tree.insert(&key(&zero, 0), &[0xaa; 32]).unwrap();
+    tree.insert(&key(&b, 0), &[0xbb; 32]).unwrap();
+    let root = tree.root();
+    (tree, root, zero, b)
 }
