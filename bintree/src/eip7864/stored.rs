@@ -18,8 +18,8 @@ use super::tree::{split_key, Internal, Node, Tree};
 use crate::bits::bit;
 use crate::prelude::*;
 use crate::store::{
-    self, add_at, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader,
-    RecordError, StoreError, RECORD_VERSION,
+    self, add_at, cleared_from, corrupt, kept_depths, position, position_into, same_bits, Changes,
+    NodeSource, Reader, RecordError, StoreError, RECORD_VERSION,
 };
 use crate::witness::Write;
 use crate::TreeHash;
@@ -278,16 +278,7 @@ impl<H: TreeHash> StoredTree<H> {
         if counts.iter().sum::<usize>() <= budget {
             return;
         }
-        // Depths 0..keep fit the budget whole.
-        let mut kept = 0usize;
-        let mut keep = 0;
-        for count in counts.iter() {
-            if kept + count > budget {
-                break;
-            }
-            kept += count;
-            keep += 1;
-        }
+        let keep = kept_depths(counts, budget);
         // Below the depth the last eviction cleared, only the paths touched since hold
         // loaded nodes: when this one clears from there or deeper, their paths are walked.
         if self.cleared.is_some_and(|cleared| keep >= cleared) {
@@ -299,11 +290,7 @@ impl<H: TreeHash> StoredTree<H> {
             evict_below(&mut self.tree.root, 0, keep, counts);
         }
         // Unhashed nodes stay loaded: then nothing is known cleared.
-        self.cleared = counts
-            .iter()
-            .skip(keep)
-            .all(|&count| count == 0)
-            .then_some(keep);
+        self.cleared = cleared_from(counts, keep);
         self.touched.clear();
     }
 }

@@ -18,8 +18,8 @@ use super::tree::{Branch, Leaf, Node, Tree, BRANCH_TAG, LEAF_TAG, MAX_KEY_LENGTH
 use crate::bits::{bit, encode_bit_prefix, first_difference};
 use crate::prelude::*;
 use crate::store::{
-    self, add_at, corrupt, position, position_into, same_bits, Changes, NodeSource, Reader,
-    RecordError, StoreError, RECORD_VERSION,
+    self, add_at, cleared_from, corrupt, kept_depths, position, position_into, same_bits, Changes,
+    NodeSource, Reader, RecordError, StoreError, RECORD_VERSION,
 };
 use crate::witness::Write;
 use crate::{Error, TreeHash};
@@ -402,16 +402,7 @@ impl<H: TreeHash> StoredTree<H> {
         if counts.iter().sum::<usize>() <= budget {
             return;
         }
-        // Depths 0..keep fit the budget whole.
-        let mut kept = 0usize;
-        let mut keep = 0;
-        for count in counts.iter() {
-            if kept + count > budget {
-                break;
-            }
-            kept += count;
-            keep += 1;
-        }
+        let keep = kept_depths(counts, budget);
         if self.cleared.is_some_and(|cleared| keep >= cleared) {
             evict_paths(&mut self.tree.root, &self.touched.sorted(), keep, counts);
         }
@@ -419,11 +410,7 @@ impl<H: TreeHash> StoredTree<H> {
             evict_below(&mut self.tree.root, 0, keep, counts);
         }
         // Unhashed nodes stay loaded: then nothing is known cleared.
-        self.cleared = counts
-            .iter()
-            .skip(keep)
-            .all(|&count| count == 0)
-            .then_some(keep);
+        self.cleared = cleared_from(counts, keep);
         self.touched.clear();
     }
 

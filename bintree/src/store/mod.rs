@@ -216,6 +216,31 @@ pub(crate) fn position_into(
     }
 }
 
+/// How many depths from the root fit `budget` nodes whole, of loaded-node `counts` by depth:
+/// the levels an eviction keeps.
+pub(crate) fn kept_depths(counts: &[usize], budget: usize) -> usize {
+    let mut kept = 0usize;
+    let mut keep = 0;
+    for count in counts {
+        if kept + count > budget {
+            break;
+        }
+        kept += count;
+        keep += 1;
+    }
+    keep
+}
+
+/// `Some(keep)` when `counts` hold no loaded node at depth `keep` or below (what an eviction
+/// to `keep` depths leaves known cleared), else `None`.
+pub(crate) fn cleared_from(counts: &[usize], keep: usize) -> Option<usize> {
+    counts
+        .iter()
+        .skip(keep)
+        .all(|&count| count == 0)
+        .then_some(keep)
+}
+
 /// Adds `n` to the count at `depth` of `counts` (by depth), growing it to hold `depth`.
 pub(crate) fn add_at(counts: &mut Vec<usize>, depth: usize, n: usize) {
     if counts.len() <= depth {
