@@ -65,12 +65,14 @@ fn witness_10k(c: &mut Criterion) {
     );
     eprintln!(
         "witness: {} bytes for {keys} keys; {} hashes ({} bytes), {} other stems ({} bytes), \
-         {values} values ({} bytes), keys {} bytes",
+         {} anchors ({} bytes), {values} values ({} bytes), keys {} bytes",
         bytes.len(),
         w.hash_count(),
         32 * w.hash_count(),
         w.other_count(),
         witness::OTHER_LENGTH * w.other_count(),
+        w.anchor_count(),
+        witness::ANCHOR_LENGTH * w.anchor_count(),
         32 * values,
         32 * keys,
     );

@@ -3,7 +3,9 @@
 
 use super::stem::StemNode;
 use super::tree::{split_key, Node, Tree};
-use super::witness::{is_zero_stem, END_DIVERGENT, END_EMPTY, END_PRESENT, OTHER_LENGTH};
+use super::witness::{
+    is_zero_stem, ANCHOR_LENGTH, END_DIVERGENT, END_EMPTY, END_PRESENT, HEADER_LENGTH, OTHER_LENGTH,
+};
 use super::STEM_LENGTH;
 use crate::bits::bit;
 use crate::prelude::*;
@@ -18,6 +20,7 @@ use crate::TreeHash;
 struct Proof {
     ends: Vec<u8>,
     others: Vec<u8>,
+    anchors: Vec<u8>,
     siblings: SiblingWriter,
 }
 
@@ -112,10 +115,12 @@ impl<H: TreeHash> Tree<H> {
             flags.push(f);
         }
         let mut out = Vec::with_capacity(
-            19 + sorted.len() * 33
+            HEADER_LENGTH
+                + sorted.len() * 33
                 + proof.ends.len()
                 + values.len()
                 + proof.others.len()
+                + proof.anchors.len()
                 + proof.siblings.bitmap.len()
                 + proof.siblings.hashes.len(),
         );
@@ -124,6 +129,7 @@ impl<H: TreeHash> Tree<H> {
         put_count(&mut out, proof.others.len() / OTHER_LENGTH);
         put_count(&mut out, proof.siblings.slots);
         put_count(&mut out, proof.siblings.hash_count());
+        put_count(&mut out, proof.anchors.len() / ANCHOR_LENGTH);
         for (key, _) in &sorted {
             out.extend_from_slice(key);
         }
@@ -131,9 +137,81 @@ impl<H: TreeHash> Tree<H> {
         out.extend_from_slice(&proof.ends);
         out.extend_from_slice(&values);
         out.extend_from_slice(&proof.others);
+        out.extend_from_slice(&proof.anchors);
         out.extend_from_slice(&proof.siblings.bitmap);
         out.extend_from_slice(&proof.siblings.hashes);
         Ok(out)
+    }
+}
+
+impl<H: TreeHash> Tree<H> {
+    /// For a tree whose nodes are partly stored: the stems whose paths reach the stored
+    /// handles on the anchors' descents of a witness of `stems` (sorted, distinct; their
+    /// paths loaded): the bits down to each handle, then zeros. Empty when every descent is
+    /// in memory.
+    pub(super) fn anchor_descents(&self, stems: &[[u8; STEM_LENGTH]]) -> Vec<[u8; STEM_LENGTH]> {
+        let mut out = Vec::new();
+        if !stems.is_empty() {
+            descents(&self.root, 0, stems, &mut out);
+        }
+        out
+    }
+}
+
+/// Sets bit `i` of `stem` to `value`.
+fn set_bit(stem: &mut [u8; STEM_LENGTH], i: usize, value: u8) {
+    let mask = 0x80 >> (i % 8);
+    stem[i / 8] = (stem[i / 8] & !mask) | (mask * value);
+}
+
+/// Appends the stems reaching stored handles on the anchors' descents below `node` at
+/// `depth` on the paths of `stems` ([`Tree::anchor_descents`]).
+fn descents(
+    node: &Node,
+    depth: usize,
+    stems: &[[u8; STEM_LENGTH]],
+    out: &mut Vec<[u8; STEM_LENGTH]>,
+) {
+    let (Node::Internal(internal), Some(first)) = (node, stems.first()) else {
+        return;
+    };
+    let mid = stems.partition_point(|stem| bit(stem, depth) == 0);
+    let (left, right) = stems.split_at(mid);
+    if !left.is_empty() {
+        descents(&internal.left, depth + 1, left, out);
+    }
+    if !right.is_empty() {
+        descents(&internal.right, depth + 1, right, out);
+    }
+    let (touched, untouched, side) = match (left.is_empty(), right.is_empty()) {
+        (false, true) => (&internal.left, &internal.right, 1),
+        (true, false) => (&internal.right, &internal.left, 0),
+        _ => return,
+    };
+    if !matches!(touched, Node::Empty) {
+        return;
+    }
+    // The untouched side's position, then its leftmost descent.
+    let mut path = [0u8; STEM_LENGTH];
+    for i in 0..depth {
+        set_bit(&mut path, i, bit(first, i));
+    }
+    set_bit(&mut path, depth, side);
+    let (mut node, mut at) = (untouched, depth + 1);
+    while let Node::Internal(internal) = node {
+        if at >= STEM_LENGTH * 8 {
+            return;
+        }
+        if matches!(internal.left, Node::Empty) {
+            set_bit(&mut path, at, 1);
+            node = &internal.right;
+        } else {
+            node = &internal.left;
+        }
+        at += 1;
+    }
+    if matches!(node, Node::Stored(_)) {
+        out.push(path);
     }
 }
 
@@ -180,15 +258,28 @@ fn prove_node(
         }
         Node::Internal(internal) => {
             let mid = partition(a, b, |s| bit(stem_of(keys, starts, s), depth) == 0);
+            // The one touched child empty: the untouched one is anchored.
+            let gap = match (mid > a, b > mid) {
+                (true, false) => matches!(internal.left, Node::Empty),
+                (false, true) => matches!(internal.right, Node::Empty),
+                _ => false,
+            };
+            let side = |node: &Node, proof: &mut Proof| {
+                if gap {
+                    prove_anchor(node, depth + 1, proof);
+                } else {
+                    proof.siblings.push(&cached(node));
+                }
+            };
             if mid > a {
                 prove_node(&internal.left, depth + 1, keys, starts, a, mid, proof);
             } else {
-                proof.siblings.push(&cached(&internal.left));
+                side(&internal.left, proof);
             }
             if b > mid {
                 prove_node(&internal.right, depth + 1, keys, starts, mid, b, proof);
             } else {
-                proof.siblings.push(&cached(&internal.right));
+                side(&internal.right, proof);
             }
         }
     }
@@ -209,15 +300,66 @@ fn prove_subtree(stem: &StemNode, level: usize, id: u16, subs: &[u8], proof: &mu
     }
 }
 
-/// Appends the other-stem record of `stem` (its first present leaf's sub-index and value) and
-/// the sibling slots of that leaf's opening: the right side off the path at each level, the
-/// deepest first (the verifier's left-to-right order). The left sides are empty.
-fn prove_other(stem: &StemNode, proof: &mut Proof) {
+/// Appends the anchor of the untouched `node` at `depth` beside an empty path end: the
+/// leftmost descent to the first stem node below it (left where the left child is not empty),
+/// that stem's depth and record, its opening's slots, then the right sides of the descent
+/// from the bottom up (the verifier's left-to-right order).
+fn prove_anchor(node: &Node, depth: usize, proof: &mut Proof) {
+    let mut rights: Vec<&Node> = Vec::new();
+    let (mut node, mut at) = (node, depth);
+    let stem = loop {
+        match node {
+            Node::Internal(internal) if matches!(internal.left, Node::Empty) => {
+                node = &internal.right;
+            }
+            Node::Internal(internal) => {
+                rights.push(&internal.right);
+                node = &internal.left;
+            }
+            Node::Stem(stem) => break Some(&**stem),
+            // Not in an honest tree (an internal node has a stem below); a stored tree loads
+            // the descent first. The record written fails verification.
+            Node::Empty | Node::Stored(_) => break None,
+        }
+        at += 1;
+    };
+    proof.anchors.push(at as u8);
+    match stem {
+        Some(stem) => {
+            let record = other_record(stem);
+            proof.anchors.extend_from_slice(&record);
+            prove_opening(stem, record[STEM_LENGTH], proof);
+        }
+        None => proof.anchors.extend_from_slice(&[0u8; OTHER_LENGTH]),
+    }
+    for right in rights.into_iter().rev() {
+        proof.siblings.push(&cached(right));
+    }
+}
+
+/// The other-stem record of `stem`: the stem, its first present leaf's sub-index and value.
+fn other_record(stem: &StemNode) -> [u8; OTHER_LENGTH] {
     // A stem node always holds a value; an empty one (never built) gets a record that fails.
     let (index, value) = stem.values().next().unwrap_or((0, &[0u8; 32]));
-    proof.others.extend_from_slice(&stem.stem);
-    proof.others.push(index);
-    proof.others.extend_from_slice(value);
+    let mut record = [0u8; OTHER_LENGTH];
+    record[..STEM_LENGTH].copy_from_slice(&stem.stem);
+    record[STEM_LENGTH] = index;
+    record[STEM_LENGTH + 1..].copy_from_slice(value);
+    record
+}
+
+/// Appends the other-stem record of `stem` (its first present leaf's sub-index and value) and
+/// the sibling slots of that leaf's opening.
+fn prove_other(stem: &StemNode, proof: &mut Proof) {
+    let record = other_record(stem);
+    proof.others.extend_from_slice(&record);
+    prove_opening(stem, record[STEM_LENGTH], proof);
+}
+
+/// Appends the sibling slots of the opening of `stem`'s leaf at `index`: the right side off
+/// the path at each level, the deepest first (the verifier's left-to-right order). The left
+/// sides are empty.
+fn prove_opening(stem: &StemNode, index: u8, proof: &mut Proof) {
     let leaf = 256 + u16::from(index);
     for level in (0..8).rev() {
         // The node on the path at `level + 1`; its sibling is the right one when it is a left

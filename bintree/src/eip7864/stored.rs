@@ -210,6 +210,15 @@ impl<H: TreeHash> StoredTree<H> {
         stems.sort_unstable();
         stems.dedup();
         self.load::<S>(&stems, source)?;
+        // The anchors' descents, loaded until each reaches its stem node (a descent turns
+        // right below a loaded node whose left child is empty, so it may take a few rounds).
+        loop {
+            let descents = self.tree.anchor_descents(&stems);
+            if descents.is_empty() {
+                break;
+            }
+            self.load::<S>(&descents, source)?;
+        }
         Ok(self.tree.witness(writes)?)
     }
 

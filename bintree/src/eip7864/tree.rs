@@ -235,12 +235,14 @@ impl<H: TreeHash> Tree<H> {
 
     /// The nodes with a non-zero hash on the union of the paths from the root to `keys`: the
     /// internal nodes each path passes, each key's own stem node, and in that stem node's
-    /// subtree the nodes from the key's leaf up to the subtree root. A path that ends at an
-    /// empty place counts only the internal nodes above it; one that ends at another stem's
-    /// node counts that node and, in its subtree, the nodes from its first present leaf up:
-    /// EIP-7864 hashes a stem node and an internal node alike (64 bytes each), so a sound
-    /// verification rebuilds another stem's node from one of its leaves (`spec/BINARY.md`
-    /// §4.1). Every computation of the root from these keys' leaves hashes each of these
+    /// subtree the nodes from the key's leaf up to the subtree root. A path that ends at
+    /// another stem's node counts that node and, in its subtree, the nodes from its first
+    /// present leaf up: EIP-7864 hashes a stem node and an internal node alike (64 bytes
+    /// each), so a sound verification rebuilds another stem's node from one of its leaves
+    /// (`spec/BINARY.md` §4.1). A path that ends at an empty place counts the internal nodes
+    /// above it and, when no key's path passes the empty place's sibling, that sibling's
+    /// anchor: the nodes of its leftmost descent to the first stem below it, that stem's node
+    /// and the nodes from its first present leaf up. Every computation of the root from these keys' leaves hashes each of these
     /// nodes (a root update after writing exactly these keys, a sound verification of them),
     /// so the count is the least hash count of that work, the measure of
     /// [`Tree::hash_count`] in BENCHMARKS.md.
@@ -261,11 +263,19 @@ impl<H: TreeHash> Tree<H> {
             .collect::<Result<Vec<_>, _>>()?;
         let stems: BTreeSet<[u8; STEM_LENGTH]> = keys.iter().map(|&(stem, _)| stem).collect();
         for (stem, index) in keys {
-            let visit = |internal: &Internal| {
+            let mut last: Option<&Internal> = None;
+            let end = self.end_stem(&stem, |internal| {
+                last = Some(internal);
                 seen.insert((internal as *const Internal as usize, 0));
-            };
-            let Some(s) = self.end_stem(&stem, visit) else {
-                continue;
+            });
+            let (s, index) = match (end, last) {
+                (Some(s), _) => (s, index),
+                // An empty end below an internal node (the root is never one).
+                (None, Some(parent)) => match self.anchor_of(parent, &stem, &stems, &mut seen) {
+                    Some(s) => (s, s.values().next().map_or(0, |(first, _)| first)),
+                    None => continue,
+                },
+                (None, None) => continue,
             };
             let index = if s.stem == stem {
                 index
@@ -280,7 +290,10 @@ impl<H: TreeHash> Tree<H> {
                 }
             };
             let at = s as *const StemNode as usize;
-            seen.insert((at, 0));
+            if !seen.insert((at, 0)) && s.stem != stem {
+                // Opened already (another key's end, or an anchor).
+                continue;
+            }
             let mut id = 256 + u16::from(index);
             while id >= 1 {
                 if s.subtree_hash(id) != [0u8; 32] {
@@ -290,6 +303,66 @@ impl<H: TreeHash> Tree<H> {
             }
         }
         Ok(seen.len() as u64)
+    }
+
+    /// The stem node anchoring the empty end of `stem`'s path below `parent` (the last
+    /// internal node on that path), when no stem of `stems` passes the end's sibling: the
+    /// first stem below the sibling, the internal nodes of the descent to it added to `seen`.
+    fn anchor_of<'t>(
+        &'t self,
+        parent: &'t Internal,
+        stem: &[u8; STEM_LENGTH],
+        stems: &BTreeSet<[u8; STEM_LENGTH]>,
+        seen: &mut BTreeSet<(usize, u16)>,
+    ) -> Option<&'t StemNode> {
+        // The depth of `parent`: the end is the child `stem`'s bit chooses.
+        let mut depth = 0;
+        self.end_stem(stem, |internal| {
+            if !core::ptr::eq(internal, parent) {
+                depth += 1;
+            }
+        });
+        let (end, sibling) = if bit(stem, depth) == 0 {
+            (&parent.left, &parent.right)
+        } else {
+            (&parent.right, &parent.left)
+        };
+        if !matches!(end, Node::Empty) {
+            return None;
+        }
+        // A touched stem below the sibling: its path is walked, no anchor.
+        let mut low = *stem;
+        for i in depth..STEM_LENGTH * 8 {
+            let byte = &mut low[i / 8];
+            let mask = 0x80u8 >> (i % 8);
+            *byte = if i == depth {
+                *byte ^ mask
+            } else {
+                *byte & !mask
+            };
+        }
+        let mut high = low;
+        for i in depth + 1..STEM_LENGTH * 8 {
+            high[i / 8] |= 0x80u8 >> (i % 8);
+        }
+        if stems.range(low..=high).next().is_some() {
+            return None;
+        }
+        let mut node = sibling;
+        loop {
+            match node {
+                Node::Internal(internal) => {
+                    seen.insert((&**internal as *const Internal as usize, 0));
+                    node = if matches!(internal.left, Node::Empty) {
+                        &internal.right
+                    } else {
+                        &internal.left
+                    };
+                }
+                Node::Stem(s) => return Some(s),
+                Node::Empty | Node::Stored(_) => return None,
+            }
+        }
     }
 }
 

@@ -1,12 +1,14 @@
 //! The EIP-7864 binary witness (`spec/BINARY.md` §3–§5): zero-copy decode, stateless
 //! verification against a pre-state root, and the post-state root from the witness alone.
 //!
-//! Layout after the 3-byte header: four u32 counts (keys, other stems, sibling slots,
-//! hashes), then keys (32 bytes each, strictly increasing), flags (1 byte per key), end
-//! records (depth, kind: 2 bytes per distinct stem), values (32 bytes: for each key in order,
-//! its pre-value if present, then its new value if set), other stems (31-byte stem ‖ 1-byte
-//! sub-index ‖ 32-byte value: the stem's first present leaf, opened to its subtree root with
-//! sibling slots), the sibling bitmap and the hashes.
+//! Layout after the 3-byte header: five u32 counts (keys, other stems, sibling slots,
+//! hashes, anchors), then keys (32 bytes each, strictly increasing), flags (1 byte per key),
+//! end records (depth, kind: 2 bytes per distinct stem), values (32 bytes: for each key in
+//! order, its pre-value if present, then its new value if set), other stems (31-byte stem ‖
+//! 1-byte sub-index ‖ 32-byte value: the stem's first present leaf, opened to its subtree root
+//! with sibling slots), anchors (1-byte depth ‖ an other-stem record: the first stem below
+//! the untouched sibling of an empty path end, which proves that sibling an internal node),
+//! the sibling bitmap and the hashes.
 
 use super::stem::hash_pair;
 use super::STEM_LENGTH;
@@ -28,11 +30,13 @@ pub const END_DIVERGENT: u8 = 2;
 /// Deepest end: two stems differ at bit 247 at the latest, so a stem node is at most 248
 /// internal nodes deep.
 pub const MAX_DEPTH: u8 = 248;
-/// Bytes of the fixed header: version, tree, hash, four u32 counts.
-pub const HEADER_LENGTH: usize = 19;
+/// Bytes of the fixed header: version, tree, hash, five u32 counts.
+pub const HEADER_LENGTH: usize = 23;
 /// Bytes of an other-stem record: the stem, the sub-index of its first present leaf and that
 /// leaf's value.
 pub const OTHER_LENGTH: usize = STEM_LENGTH + 1 + 32;
+/// Bytes of an anchor: the depth of its stem node, then an other-stem record.
+pub const ANCHOR_LENGTH: usize = 1 + OTHER_LENGTH;
 
 /// A decoded EIP-7864 witness: views into the bytes it was decoded from. Its claims are in
 /// canonical form; whether they hold is what [`Witness::verify`] checks.
@@ -43,6 +47,7 @@ pub struct Witness<'a> {
     ends: &'a [u8],
     values: &'a [u8],
     others: &'a [u8],
+    anchors: &'a [u8],
     bitmap: &'a [u8],
     sibling_count: usize,
     hashes: &'a [u8],
@@ -80,6 +85,7 @@ impl<'a> Witness<'a> {
         let other_count = r.count("other_count", MAX_OTHERS)?;
         let sibling_count = r.count("sibling_count", MAX_SIBLINGS)?;
         let hash_count = r.count("hash_count", MAX_HASHES)?;
+        let anchor_count = r.count("anchor_count", MAX_OTHERS)?;
         if hash_count > sibling_count {
             return Err(broken(Rule::HashCount, "hash", hash_count));
         }
@@ -131,6 +137,12 @@ impl<'a> Witness<'a> {
             v += (f & FLAG_PRE != 0) as usize + (f & FLAG_SET != 0) as usize;
         }
         let others = r.take("others", other_count, OTHER_LENGTH)?;
+        let anchors = r.take("anchors", anchor_count, ANCHOR_LENGTH)?;
+        for (i, anchor) in anchors.chunks_exact(ANCHOR_LENGTH).enumerate() {
+            if anchor[0] > MAX_DEPTH {
+                return Err(broken(Rule::AnchorDepth, "anchor", i));
+            }
+        }
         let bitmap = r.take("bitmap", sibling_count.div_ceil(8), 1)?;
         check_bitmap(bitmap, sibling_count, hash_count)?;
         let hashes = r.take("hashes", hash_count, 32)?;
@@ -142,6 +154,7 @@ impl<'a> Witness<'a> {
             ends,
             values,
             others,
+            anchors,
             bitmap,
             sibling_count,
             hashes,
@@ -167,6 +180,11 @@ impl<'a> Witness<'a> {
     /// Number of other-stem records.
     pub fn other_count(&self) -> usize {
         self.others.len() / OTHER_LENGTH
+    }
+
+    /// Number of anchors.
+    pub fn anchor_count(&self) -> usize {
+        self.anchors.len() / ANCHOR_LENGTH
     }
 
     /// The claims in key order.
@@ -217,6 +235,7 @@ impl<'a> Witness<'a> {
             key: 0,
             value: 0,
             other: 0,
+            anchor: 0,
             siblings: Siblings::new(self.bitmap, self.sibling_count, self.hashes),
             scratch: Vec::new(),
             pre_hashes: 0,
@@ -233,6 +252,9 @@ impl<'a> Witness<'a> {
         walk.siblings.finish()?;
         if walk.other != self.other_count() {
             return Err(broken(Rule::OtherCount, "other", walk.other));
+        }
+        if walk.anchor != self.anchor_count() {
+            return Err(broken(Rule::AnchorCount, "anchor", walk.anchor));
         }
         if pre != *pre_root {
             return Err(WitnessError::RootMismatch {
@@ -269,6 +291,8 @@ struct Walk<'w, 'a, H> {
     value: usize,
     /// The next other-stem record.
     other: usize,
+    /// The next anchor.
+    anchor: usize,
     siblings: Siblings<'a>,
     scratch: Vec<([u8; STEM_LENGTH], [u8; 32])>,
     pre_hashes: u64,
@@ -323,17 +347,17 @@ impl<H: TreeHash> Walk<'_, '_, H> {
             return Err(broken(Rule::EndDepth, "stem", a));
         }
         let mid = partition(a, b, |s| bit(self.stem(s), depth) == 0);
+        // The one touched child an empty end: its untouched sibling is anchored (§4.1).
+        let gap = (mid == a || mid == b) && self.end(a) == (depth as u8 + 1, END_EMPTY);
         let (lp, lq) = if mid > a {
             self.node(depth + 1, a, mid)?
         } else {
-            let h = self.siblings.next()?;
-            (h, h)
+            self.side(depth + 1, a, gap)?
         };
         let (rp, rq) = if b > mid {
             self.node(depth + 1, mid, b)?
         } else {
-            let h = self.siblings.next()?;
-            (h, h)
+            self.side(depth + 1, a, gap)?
         };
         let pre = pair::<H>(&lp, &rp, &mut self.pre_hashes);
         if pre == [0u8; 32] {
@@ -345,6 +369,62 @@ impl<H: TreeHash> Walk<'_, '_, H> {
             pair::<H>(&lq, &rq, &mut self.post_hashes)
         };
         Ok((pre, post))
+    }
+
+    /// The untouched child at `depth` beside the paths of stems `a..`: an anchor when the
+    /// touched child is an empty end (`gap`), else the next sibling slot.
+    fn side(
+        &mut self,
+        depth: usize,
+        a: usize,
+        gap: bool,
+    ) -> Result<([u8; 32], [u8; 32]), WitnessError> {
+        let h = if gap {
+            self.anchored(depth, a)?
+        } else {
+            self.siblings.next()?
+        };
+        Ok((h, h))
+    }
+
+    /// The hash of the untouched node at `depth` beside the empty end of stem `a`'s path (its
+    /// position: bits `..depth - 1` of that stem, then the other bit) from the next anchor:
+    /// the stem node of the first stem below it, rebuilt from the opening of its first leaf,
+    /// then the leftmost descent up to `depth` (a left side is empty where the stem goes
+    /// right, a right side the next sibling slot where it goes left).
+    fn anchored(&mut self, depth: usize, a: usize) -> Result<[u8; 32], WitnessError> {
+        let n = self.anchor;
+        let record = self
+            .w
+            .anchors
+            .get(n * ANCHOR_LENGTH..(n + 1) * ANCHOR_LENGTH)
+            .ok_or(broken(Rule::AnchorCount, "anchor", n))?;
+        self.anchor += 1;
+        let (at, record) = record.split_at(1);
+        let at = usize::from(at[0]);
+        if at <= depth {
+            return Err(broken(Rule::AnchorDepth, "anchor", n));
+        }
+        let (stem, leaf) = record.split_at(STEM_LENGTH);
+        let beside = self.stem(a);
+        if first_difference(stem, beside, 0, depth - 1) != depth - 1
+            || bit(stem, depth - 1) == bit(beside, depth - 1)
+        {
+            return Err(broken(Rule::AnchorPrefix, "anchor", n));
+        }
+        let (index, value) = leaf.split_at(1);
+        let value: &[u8; 32] = value.try_into().expect("32-byte leaf value");
+        let root = self.opening(index[0], value)?;
+        let mut node = pair::<H>(&stem_head(stem), &root, &mut self.pre_hashes);
+        for level in (depth..at).rev() {
+            node = if bit(stem, level) == 1 {
+                pair::<H>(&[0u8; 32], &node, &mut self.pre_hashes)
+            } else {
+                let right = self.siblings.next()?;
+                pair::<H>(&node, &right, &mut self.pre_hashes)
+            };
+        }
+        Ok(node)
     }
 
     /// The end node at `depth` shared by stems `a..b`.

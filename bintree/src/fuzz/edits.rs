@@ -273,7 +273,9 @@ mod tests {
             "bw.hash.zero",
             "bw.other.prefix",
             "bw.branch.prefix",
-            "bw.path.empty_internal",
+            "bw.anchor.depth",
+            "bw.anchor.prefix",
+            "bw.count.anchors",
         ] {
             let n = rejected.get(rule).copied().unwrap_or(0);
             assert!(n >= 5, "{rule}: {n} rejections of {rejected:?}");

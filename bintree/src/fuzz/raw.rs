@@ -81,8 +81,16 @@ fn raw7864<H: TreeHash>(root: &[u8; 32], bytes: &[u8]) -> (bool, bool) {
     };
     let p = f7864::Parts::parse(bytes).expect("a decoded EIP-7864 witness's counts fit its length");
     assert_eq!(p.encode(), bytes, "its sections are its bytes");
-    let (k, o, h) = (p.keys.len(), p.others.len(), p.hashes.len());
-    assert_eq!((w.len(), w.other_count(), w.hash_count()), (k, o, h));
+    let (k, o, h, a) = (
+        p.keys.len(),
+        p.others.len(),
+        p.hashes.len(),
+        p.anchors.len(),
+    );
+    assert_eq!(
+        (w.len(), w.other_count(), w.hash_count(), w.anchor_count()),
+        (k, o, h, a)
+    );
     let stems = (0..k)
         .filter(|&i| i == 0 || p.keys[i - 1][..31] != p.keys[i][..31])
         .count();
@@ -91,6 +99,7 @@ fn raw7864<H: TreeHash>(root: &[u8; 32], bytes: &[u8]) -> (bool, bool) {
         + 2 * stems
         + 32 * p.values.len()
         + w7864::OTHER_LENGTH * o
+        + w7864::ANCHOR_LENGTH * a
         + p.slots.div_ceil(8)
         + 32 * h;
     assert_eq!(length, bytes.len(), "§3's section lengths add up");

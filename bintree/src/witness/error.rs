@@ -47,6 +47,11 @@ pub enum Rule {
     EmptyStem,
     /// `bw.path.empty_internal`: an internal node on a touched path hashes to zero.
     EmptyInternal,
+    /// `bw.anchor.depth`: an EIP-7864 anchor's stem node is not below the side it anchors, or
+    /// deeper than the limit.
+    AnchorDepth,
+    /// `bw.anchor.prefix`: an EIP-7864 anchor's stem does not lie below the side it anchors.
+    AnchorPrefix,
     /// `bw.branch.prefix`: an EIP-8297 branch prefix does not match the keys below it, or is
     /// longer than the limit.
     BranchPrefix,
@@ -63,6 +68,8 @@ pub enum Rule {
     SiblingCount,
     /// `bw.count.others`: the walk needs more or fewer other-stem records than sent.
     OtherCount,
+    /// `bw.count.anchors`: the walk needs more or fewer EIP-7864 anchors than sent.
+    AnchorCount,
 }
 
 impl Rule {
@@ -87,6 +94,8 @@ impl Rule {
             Rule::OtherTouched => "bw.other.touched",
             Rule::EmptyStem => "bw.other.empty",
             Rule::EmptyInternal => "bw.path.empty_internal",
+            Rule::AnchorDepth => "bw.anchor.depth",
+            Rule::AnchorPrefix => "bw.anchor.prefix",
             Rule::BranchPrefix => "bw.branch.prefix",
             Rule::Collapse => "bw.collapse",
             Rule::ZeroHash => "bw.hash.zero",
@@ -94,6 +103,7 @@ impl Rule {
             Rule::HashCount => "bw.count.hashes",
             Rule::SiblingCount => "bw.count.siblings",
             Rule::OtherCount => "bw.count.others",
+            Rule::AnchorCount => "bw.count.anchors",
         }
     }
 }
@@ -137,7 +147,8 @@ pub enum WitnessError {
     Rule {
         /// The rule.
         rule: Rule,
-        /// What `index` counts: "offset", "key", "stem", "other", "sibling", "hash", "depth".
+        /// What `index` counts: "offset", "key", "stem", "other", "anchor", "sibling", "hash",
+        /// "depth".
         what: &'static str,
         /// Where.
         index: usize,

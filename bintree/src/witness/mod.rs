@@ -17,7 +17,7 @@ pub use error::{Rule, WitnessError};
 use crate::TreeHash;
 
 /// The version byte of this layout.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Tree byte of an EIP-7864 witness.
 pub const TREE_EIP7864: u8 = 1;
 /// Tree byte of an EIP-8297 witness.
@@ -29,7 +29,8 @@ pub const HASH_BLAKE3: u8 = 2;
 
 /// Most keys in one witness.
 pub const MAX_KEYS: usize = 1 << 18;
-/// Most other-stem (EIP-7864) or other-leaf (EIP-8297) records in one witness.
+/// Most other-stem (EIP-7864) or other-leaf (EIP-8297) records in one witness, and most
+/// EIP-7864 anchors.
 pub const MAX_OTHERS: usize = MAX_KEYS;
 /// Longest EIP-8297 key in a witness, in bytes: the zones' keys are 34 and 66 bytes, so a
 /// path has at most 528 branches (the verifier's recursion depth).

@@ -102,13 +102,23 @@ fn right_heavy_tree() -> (Tree<Sha256>, [u8; 31]) {
     (tree, a)
 }
 
-/// The root's right child `N1`: the one hash of the honest absence proof of a key whose
-/// first bit is 0 (its path ends empty at depth 1).
+/// The node at depth `depth` (1 to 7) on the right-heavy tree's common path: `N7 = hash(A's
+/// node ‖ B's node)`, and each node above it has an empty right child.
+fn right_heavy_node(depth: usize) -> [u8; 32] {
+    let a = stem_node(&stem(0x80, 0x11), &one_leaf_subtree(&[0xaa; 32]));
+    let b = stem_node(&stem(0x81, 0x22), &one_leaf_subtree(&[0xbb; 32]));
+    let mut n = pair(&a, &b);
+    for _ in depth..7 {
+        n = pair(&n, &ZERO);
+    }
+    n
+}
+
+/// The root's right child `N1`, checked against the tree's root.
 fn root_right_child(tree: &mut Tree<Sha256>) -> [u8; 32] {
-    let p = honest(tree, &[(key(&stem(0x00, 0x33), 0), Write::Unchanged)]);
-    assert_eq!(p.ends, vec![[1, 0]]);
-    assert_eq!(p.hashes.len(), 1);
-    p.hashes[0]
+    let n1 = right_heavy_node(1);
+    assert_eq!(pair(&ZERO, &n1), tree.root());
+    n1
 }
 
 /// The generic form: a real internal node `hash(L ‖ R)` whose left child's hash `L` ends in
@@ -172,6 +182,7 @@ fn absence_of_present_keys_by_other_stem_made_of_internal_nodes_left_child() {
             forged.ends = vec![[0, 2]];
             forged.values.clear();
             forged.others = vec![other_record(&x, *i, v)];
+            forged.anchors.clear();
             set_siblings(&mut forged, slots);
             assert_eq!(rejected(&forged, &root, &tree), "bw.root", "opening {i}");
         }
@@ -208,6 +219,7 @@ fn absence_of_present_key_by_zero_other_stem_in_place_of_internal_node() {
         forged.ends = vec![[0, 2]];
         forged.values.clear();
         forged.others = vec![other_record(&[0; 31], 0, &v)];
+        forged.anchors.clear();
         set_siblings(&mut forged, &slots);
         assert_eq!(rejected(&forged, &root, &tree), "bw.root");
     }
@@ -221,11 +233,8 @@ fn absence_of_present_key_by_zero_other_stem_in_place_of_internal_node() {
 fn zero_stem_claimed_present_in_place_of_internal_node_gives_wrong_post_root() {
     let (mut tree, _) = right_heavy_tree();
     let root = tree.root();
-    // N2, the left child of N1: the one hash of the honest absence proof of a key under
-    // prefix `11` (it ends empty at depth 2).
-    let p = honest(&mut tree, &[(key(&stem(0xc0, 0x44), 0), Write::Unchanged)]);
-    assert_eq!((p.ends.clone(), p.hashes.len()), (vec![[2, 0]], 1));
-    let n2 = p.hashes[0];
+    // N2, the left child of N1.
+    let n2 = right_heavy_node(2);
     let n1 = root_right_child(&mut tree);
     assert_eq!(Sha256::hash(&[&n2, &ZERO]), n1);
     // Key 0^31 ‖ 0x80: sub-index bit 0 is 1, so the subtree root is hash(N2 ‖ right), and the
@@ -243,6 +252,7 @@ fn zero_stem_claimed_present_in_place_of_internal_node_gives_wrong_post_root() {
     forged.keys = vec![target];
     forged.ends = vec![[0, 1]];
     forged.others.clear();
+    forged.anchors.clear();
     forged.slots = 8;
     forged.bitmap = vec![0x80];
     forged.hashes = vec![n2];
@@ -283,6 +293,7 @@ fn absence_of_zero_stem_key_by_empty_end_below_its_stem_node() {
     forged.values.clear();
     forged.ends = vec![[2, 0]];
     forged.others.clear();
+    forged.anchors.clear();
     set_siblings(&mut forged, &[subtree_root, b_node]);
     assert_eq!(rejected(&forged, &root, &tree), "bw.keys.zero_stem");
 }
@@ -291,9 +302,9 @@ fn absence_of_zero_stem_key_by_empty_end_below_its_stem_node() {
 /// goes through the zero stem's node) proven absent by an EMPTY end at depth 2, whose right
 /// sibling is the zero stem's subtree root, so the walk rebuilds the zero stem's node as
 /// `hash(ZERO ‖ root)`. The absence is true, but a set of the key lands beside the subtree
-/// root instead of splitting from the zero stem: the post-state root must not verify.
+/// root instead of splitting from the zero stem: the post-state root must not verify. The
+/// EMPTY end's sibling, the subtree root, holds no stem node to anchor it.
 #[test]
-#[ignore = "open (spec/BINARY.md §4.1): in a tree that holds the zero stem, reachable only by a 248-bit preimage of a hashed key, a set beside it ended EMPTY below the zero stem's node verifies with a false post-state root"]
 fn set_beside_the_zero_stem_by_empty_end_below_its_stem_node() {
     let (mut tree, root, _, b) = tree_with_the_zero_stem();
     let mut beside = [0u8; 31];
@@ -307,19 +318,28 @@ fn set_beside_the_zero_stem_by_empty_end_below_its_stem_node() {
     let b_node = stem_node(&b, &one_leaf_subtree(&[0xbb; 32]));
     forged.ends = vec![[2, 0]];
     forged.others.clear();
+    forged.anchors.clear();
     set_siblings(&mut forged, &[subtree_root, b_node]);
-    match witness::verify::<Sha256>(&forged.encode(), &root) {
-        Ok((w, v)) => {
-            let claim = w.claims().next().unwrap();
-            assert_eq!(claim.pre, None);
-            assert_eq!(
-                v.post_root,
-                applied_root(&tree, &writes),
-                "forged witness verified with a false post-state root"
-            );
+    assert_eq!(rejected(&forged, &root, &tree), "bw.count.anchors");
+    // Anchors in the subtree root's place (position `01`): a stem of that prefix at each
+    // depth below it, opening the zero stem's own leaf or the subtree root as a value.
+    let below = stem(0x40, 0x00);
+    for depth in 3..=10u8 {
+        for value in [[0xaa; 32], subtree_root] {
+            let mut anchor = [0u8; 65];
+            anchor[0] = depth;
+            anchor[1..].copy_from_slice(&other_record(&below, 0, &value));
+            forged.anchors = vec![anchor];
+            // The opening's 8 slots and one right side per level of the descent.
+            let slots = 8 + usize::from(depth) - 2;
+            set_siblings(&mut forged, &[vec![ZERO; slots], vec![b_node]].concat());
+            assert_eq!(rejected(&forged, &root, &tree), "bw.root", "depth {depth}");
         }
-        Err(e) => assert_eq!(e.name(), "bw.root", "{e}"),
     }
+    // The honest witness splits the zero stem's node and verifies with the tree's root.
+    let bytes = tree.witness(&writes).unwrap();
+    let (_, v) = witness::verify::<Sha256>(&bytes, &root).unwrap();
+    assert_eq!(v.post_root, applied_root(&tree, &writes));
 }
 
 /// A tree of two stems: the zero stem (sub-index 0: `aa…`) and `80 ‖ 22…` (sub-index 0:
@@ -332,4 +352,76 @@ fn tree_with_the_zero_stem() -> (Tree<Sha256>, [u8; 32], [u8; 31], [u8; 31]) {
     tree.insert(&key(&b, 0), &[0xbb; 32]).unwrap();
     let root = tree.root();
     (tree, root, zero, b)
+}
+
+/// The converse of the forgeries above: a real stem node read as an internal node whose left
+/// child is `S ‖ 0x00` (an opaque sibling) and right child `S`'s subtree root. A present key
+/// of `S` whose stem goes right at `S`'s depth then walks into `S`'s subtree as if its nodes
+/// were internal nodes, and ends EMPTY where the subtree is empty; every hash is real. The
+/// sibling of an EMPTY end must be anchored by a stem node rebuilt below it: none is there.
+#[test]
+fn absence_of_present_key_by_its_stem_node_read_as_internal_node() {
+    let mut tree = Tree::<Sha256>::new();
+    let a = stem(0x00, 0x11);
+    // Bits 1 1 1: S's node sits at depth 1 and the key goes right there and at depth 2.
+    let s = stem(0xe0, 0x11);
+    tree.insert(&key(&a, 0), &[0xaa; 32]).unwrap();
+    tree.insert(&key(&s, 0), &[0xbb; 32]).unwrap();
+    let root = tree.root();
+    let a_node = stem_node(&a, &one_leaf_subtree(&[0xaa; 32]));
+    // S's subtree holds leaf 0 only: its root is hash(N2 ‖ ZERO), N2 the left half.
+    let mut n2 = Sha256::hash(&[&[0xbb; 32]]);
+    for _ in 0..7 {
+        n2 = pair(&n2, &ZERO);
+    }
+    let subtree_root = pair(&n2, &ZERO);
+    assert_eq!(pair(&a_node, &stem_node(&s, &subtree_root)), root);
+    let mut head = [0u8; 32];
+    head[..31].copy_from_slice(&s);
+    let target = key(&s, 0);
+    assert!(tree.get(&target).is_some());
+    // The walk: A's node left of the root, `S ‖ 0x00` left at depth 1, N2 left at depth 2,
+    // the end EMPTY at depth 3.
+    let mut forged = honest(&mut tree, &[(target, Write::Unchanged)]);
+    forged.flags = vec![0];
+    forged.values.clear();
+    forged.ends = vec![[3, 0]];
+    forged.others.clear();
+    forged.anchors.clear();
+    set_siblings(&mut forged, &[a_node, head, n2]);
+    assert_eq!(rejected(&forged, &root, &tree), "bw.count.anchors");
+    // Anchors an attacker can write for the untouched side at depth 3 (position `110`): a
+    // stem of that prefix at each depth below it, opening the leaf S really holds, or N2
+    // itself as the value; the stems beside it fail their prefix.
+    let beside = stem(0xc0, 0x11);
+    for depth in 4..=10u8 {
+        for value in [[0xbb; 32], n2] {
+            let mut anchor = [0u8; 65];
+            anchor[0] = depth;
+            anchor[1..].copy_from_slice(&other_record(&beside, 0, &value));
+            forged.anchors = vec![anchor];
+            // In N2's place: the opening's 8 slots and the descent's right sides, all empty.
+            let slots = 8
+                + (3..usize::from(depth))
+                    .filter(|&l| (beside[l / 8] >> (7 - l % 8)) & 1 == 0)
+                    .count();
+            set_siblings(
+                &mut forged,
+                &[vec![a_node, head], vec![ZERO; slots]].concat(),
+            );
+            assert_eq!(rejected(&forged, &root, &tree), "bw.root", "depth {depth}");
+        }
+    }
+    for (other, rule) in [(a, "bw.anchor.prefix"), (s, "bw.anchor.prefix")] {
+        let mut anchor = [0u8; 65];
+        anchor[0] = 4;
+        anchor[1..].copy_from_slice(&other_record(&other, 0, &[0xbb; 32]));
+        forged.anchors = vec![anchor];
+        assert_eq!(rejected(&forged, &root, &tree), rule);
+    }
+    let mut anchor = [0u8; 65];
+    anchor[0] = 3;
+    anchor[1..].copy_from_slice(&other_record(&beside, 0, &[0xbb; 32]));
+    forged.anchors = vec![anchor];
+    assert_eq!(rejected(&forged, &root, &tree), "bw.anchor.depth");
 }

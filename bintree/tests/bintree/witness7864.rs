@@ -239,7 +239,8 @@ fn absence_of_a_present_key_and_presence_of_an_absent_key_fail() {
 #[test]
 fn a_group_with_a_wrong_depth_breaks_the_depth_rule_before_the_kinds() {
     let hex = concat!(
-        "02010104000000000000001800000003000000eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c",
+        "0301010400000000000000180000000300000000000000",
+        "eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c",
         "9f9753509d7f80eb9ecfbc7a9995e8855baacf425d853d92eb851383f1b3de0c9f9753509dff80fb9ecfbc7a",
         "9995e8855baacf425d853d92eb851383f1b3de0c9f9753509d7f00fb9ecfbc7a9995e8855baacf425d853d92",
         "eb851383f1b3de0c9f9753509d7f40010201010301030104010fee9369cde9958edf70ca513c213554c7a8ec",
@@ -378,12 +379,16 @@ fn malformed_bytes_are_rejected_with_their_rule() {
 
 #[test]
 fn over_limit_counts_are_rejected_before_reading() {
-    for (i, field) in ["key_count", "other_count", "sibling_count", "hash_count"]
-        .iter()
-        .enumerate()
-    {
+    let fields = [
+        "key_count",
+        "other_count",
+        "sibling_count",
+        "hash_count",
+        "anchor_count",
+    ];
+    for (i, field) in fields.iter().enumerate() {
         let mut b = vec![bintree::witness::VERSION, 1, 1];
-        b.extend_from_slice(&[0; 16]);
+        b.extend_from_slice(&[0; 20]);
         let at = 3 + 4 * i;
         b[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         match witness::Witness::decode::<Sha256>(&b) {
@@ -393,7 +398,7 @@ fn over_limit_counts_are_rejected_before_reading() {
     }
     let mut b = vec![bintree::witness::VERSION, 1, 1];
     b.extend_from_slice(&(MAX_KEYS as u32).to_le_bytes());
-    b.extend_from_slice(&[0; 12]);
+    b.extend_from_slice(&[0; 16]);
     assert!(matches!(
         witness::Witness::decode::<Sha256>(&b),
         Err(WitnessError::Truncated {
@@ -423,8 +428,9 @@ fn single_byte_mutants_are_rejected_or_claim_the_same() {
         .collect();
     // Bytes that are claims rather than proof: the keys and the new values.
     let p = Parts::parse(&bytes).unwrap();
-    let keys = 19..19 + 32 * p.keys.len();
-    let values_at = 19 + 33 * p.keys.len() + 2 * p.ends.len();
+    let header = witness::HEADER_LENGTH;
+    let keys = header..header + 32 * p.keys.len();
+    let values_at = header + 33 * p.keys.len() + 2 * p.ends.len();
     let mut new_values = Vec::new();
     let mut v = 0;
     for &f in &p.flags {

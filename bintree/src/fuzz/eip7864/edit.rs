@@ -1,8 +1,9 @@
 //! A hostile prover's structural edits of an EIP-7864 witness, one per call, each on one
 //! section of `spec/BINARY.md` §3 and chosen by the fuzzer's input: a key relabelled, a flag
 //! changed (its values added or removed with it), a value replaced, an end record's depth or
-//! kind changed, an other-stem record changed (stem, sub-index, value), added or dropped, a hash replaced, dropped or
-//! duplicated, a bitmap bit flipped (its hash added or removed, or not), the slot count
+//! kind changed, an other-stem record changed (stem, sub-index, value), added or dropped, an
+//! anchor changed (depth, stem, sub-index, value), added or dropped, a hash replaced, dropped
+//! or duplicated, a bitmap bit flipped (its hash added or removed, or not), the slot count
 //! changed, a key added or removed, two items of a section swapped. Material is taken from
 //! the true tree where a prover would take it (its stems, its values, the witness's hashes).
 
@@ -96,7 +97,8 @@ pub fn edit<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
                 }
             }
         }
-        4 => others(c, p, s),
+        4 if c.flag() => others(c, p, s),
+        4 => anchors(c, p, s),
         5 => hashes(c, p),
         6 => {
             let slot = c.below(p.slots);
@@ -228,6 +230,46 @@ fn others<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
         _ => {
             let r = p.others[o];
             p.others.insert(o, r);
+        }
+    }
+}
+
+/// An anchor added (a tree's or key's stem at a chosen depth with its first present leaf, or
+/// a chosen sub-index and value), or one changed (its depth moved by one or replaced, its
+/// stem, sub-index or value changed), dropped or duplicated.
+fn anchors<H: TreeHash>(c: &mut Choices, p: &mut Parts, s: &Scenario<H>) {
+    let a = c.below(p.anchors.len() + 1);
+    if a == p.anchors.len() {
+        let stem = stem_choice(c, p, s);
+        let mut anchor = [0u8; 65];
+        anchor[0] = c.byte() % 250;
+        anchor[1..32].copy_from_slice(&stem);
+        anchor[32..].copy_from_slice(&other_leaf(c, p, s, &stem));
+        let at = c.below(p.anchors.len() + 1);
+        insert_at(&mut p.anchors, at, anchor);
+        return;
+    }
+    match c.below(8) {
+        0 => p.anchors[a][0] = p.anchors[a][0].wrapping_add(1),
+        1 => p.anchors[a][0] = p.anchors[a][0].wrapping_sub(1),
+        2 => p.anchors[a][0] = c.byte(),
+        3 => {
+            let stem = stem_choice(c, p, s);
+            p.anchors[a][1..32].copy_from_slice(&stem);
+            let leaf = other_leaf(c, p, s, &stem);
+            p.anchors[a][32..].copy_from_slice(&leaf);
+        }
+        4 => c.flip(&mut p.anchors[a][1..]),
+        5 => {
+            let v = sections::value_choice(c, &p.values, None);
+            p.anchors[a][33..].copy_from_slice(&v);
+        }
+        6 => {
+            p.anchors.remove(a);
+        }
+        _ => {
+            let r = p.anchors[a];
+            p.anchors.insert(a, r);
         }
     }
 }

@@ -20,6 +20,9 @@ pub struct Parts {
     pub values: Vec<[u8; 32]>,
     /// Other-stem records: stem ‖ sub-index ‖ value of the stem's first present leaf.
     pub others: Vec<[u8; 64]>,
+    /// Anchors: depth ‖ stem ‖ sub-index ‖ value of the first stem below an empty end's
+    /// untouched sibling.
+    pub anchors: Vec<[u8; 65]>,
     /// The sibling slot count.
     pub slots: usize,
     /// The sibling bitmap.
@@ -38,7 +41,7 @@ impl Parts {
     pub fn parse(bytes: &[u8]) -> Option<Parts> {
         let mut r = Cursor::new(bytes);
         let head: [u8; 3] = r.take(3)?.try_into().ok()?;
-        let (k, o, s, h) = (r.count()?, r.count()?, r.count()?, r.count()?);
+        let (k, o, s, h, a) = (r.count()?, r.count()?, r.count()?, r.count()?, r.count()?);
         let keys: Vec<[u8; 32]> = r.chunks(k)?;
         let flags = r.take(k)?.to_vec();
         let stems = (0..k)
@@ -48,6 +51,7 @@ impl Parts {
         let v: usize = flags.iter().map(|&f| values_of(f)).sum();
         let values = r.chunks(v)?;
         let others = r.chunks(o)?;
+        let anchors = r.chunks(a)?;
         let bitmap = r.take(s.div_ceil(8))?.to_vec();
         let hashes = r.chunks(h)?;
         r.is_done().then_some(Parts {
@@ -57,6 +61,7 @@ impl Parts {
             ends,
             values,
             others,
+            anchors,
             slots: s,
             bitmap,
             hashes,
@@ -70,11 +75,13 @@ impl Parts {
         put_count(&mut out, self.others.len());
         put_count(&mut out, self.slots);
         put_count(&mut out, self.hashes.len());
+        put_count(&mut out, self.anchors.len());
         self.keys.iter().for_each(|x| out.extend_from_slice(x));
         out.extend_from_slice(&self.flags);
         self.ends.iter().for_each(|x| out.extend_from_slice(x));
         self.values.iter().for_each(|x| out.extend_from_slice(x));
         self.others.iter().for_each(|x| out.extend_from_slice(x));
+        self.anchors.iter().for_each(|x| out.extend_from_slice(x));
         out.extend_from_slice(&self.bitmap);
         self.hashes.iter().for_each(|x| out.extend_from_slice(x));
         out
