@@ -743,6 +743,63 @@ mod tests {
     }
 
     #[test]
+    fn a_witness_loads_its_anchors_descents_from_the_store() {
+        // Stems `1010…` and `1011…` (their node at depth 1 has an empty right child, the one
+        // below it an empty left child) and `1000…`, `1001…` beside them; the key `00…`
+        // ends EMPTY at depth 1 beside them, and `1100…` EMPTY at depth 2 beside `10`.
+        let stem = |first: u8| {
+            let mut s = [0x11u8; STEM_LENGTH];
+            s[0] = first;
+            s
+        };
+        let key = |stem: [u8; STEM_LENGTH], sub: u8| {
+            let mut k = [0u8; 32];
+            k[..STEM_LENGTH].copy_from_slice(&stem);
+            k[STEM_LENGTH] = sub;
+            k
+        };
+        for stems in [vec![0xa0, 0xb0], vec![0x80, 0x90, 0xa0, 0xb0]] {
+            let writes: Vec<([u8; 32], [u8; 32])> = stems
+                .iter()
+                .map(|&first| (key(stem(first), 7), [first; 32]))
+                .collect();
+            let mut memory = Tree::<Sha256>::new();
+            memory.apply(writes.iter().map(|(k, v)| (k, *v))).unwrap();
+            let map = MapSource::default();
+            let mut stored = StoredTree::<Sha256>::new();
+            stored
+                .apply(&map, writes.iter().map(|(k, v)| (k, *v)))
+                .unwrap();
+            let changes = stored.changes();
+            map.write(&changes);
+            for asked in [
+                vec![(key(stem(0x00), 0), Write::Set([5; 32]))],
+                vec![(key(stem(0xc0), 1), Write::Unchanged)],
+                vec![
+                    (key(stem(0x00), 0), Write::Unchanged),
+                    (key(stem(0xc0), 1), Write::Set([6; 32])),
+                ],
+            ] {
+                // Nothing loaded: the keys' paths and the anchors' descents come from the store.
+                let mut reopened = StoredTree::<Sha256>::open(changes.root, changes.len);
+                let bytes = reopened.witness(&map, &asked).unwrap();
+                assert_eq!(bytes, memory.witness(&asked).unwrap());
+                let w = crate::eip7864::witness::Witness::decode::<Sha256>(&bytes).unwrap();
+                // One anchor each: with both keys, `00…`'s sibling is `1100…`'s path.
+                assert_eq!(w.anchor_count(), 1, "{stems:02x?}");
+                let verified = w.verify::<Sha256>(&changes.root).unwrap();
+                let mut after = memory.clone();
+                for (k, write) in &asked {
+                    if let Write::Set(v) = write {
+                        after.insert(k, v).unwrap();
+                    }
+                }
+                assert_eq!(verified.post_root, after.root());
+            }
+        }
+    }
+
+    #[test]
     fn a_stored_handle_keeps_nodes_two_words_wide() {
         // The in-memory tree's nodes stay as small as without stored handles.
         assert_eq!(
