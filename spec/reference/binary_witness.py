@@ -12,7 +12,7 @@ import sys
 
 from binary_tree import HASHES, ZERO32, bit, eip8297_branch_hash, eip8297_leaf_hash, pack_bits
 
-VERSION = 2
+VERSION = 3
 TREES = {"eip7864": 1, "eip8297": 2}
 HASH_IDS = {"sha256": 1, "blake3": 2}
 MAX_KEYS = 1 << 18
@@ -20,7 +20,7 @@ MAX_OTHERS = MAX_KEYS
 MAX_SIBLINGS = 256 * MAX_KEYS
 MAX_HASHES = MAX_SIBLINGS
 MAX_DEPTH = 248
-HEADER = 19
+HEADER = 23
 MAX_WITNESS_KEY_LENGTH = 66
 MAX_BRANCHES = 8 * MAX_WITNESS_KEY_LENGTH
 PRE, SET, DELETE = 0x01, 0x02, 0x04
@@ -66,7 +66,8 @@ def u32(b):
 def decode_header(r, tree, hash_name):
     """The header's fields, each read and checked in order (§2): a field past the end is
     `bw.length.truncated`, a count above its limit `bw.limit` before anything else is read.
-    EIP-8297 adds `branch_count` and requires `sibling_count = hash_count`."""
+    EIP-7864 adds `anchor_count`, EIP-8297 `branch_count` (both at offset 19); the hash count
+    is compared with the sibling count once every count is read."""
     if r.take(1, "header")[0] != VERSION:
         raise Invalid("bw.version", str(r.data[0]))
     if r.take(1, "header")[0] != TREES[tree]:
@@ -76,7 +77,9 @@ def decode_header(r, tree, hash_name):
     counts = []
     fields = [("key_count", MAX_KEYS), ("other_count", MAX_OTHERS),
               ("sibling_count", MAX_SIBLINGS), ("hash_count", MAX_HASHES)]
-    if tree == "eip8297":
+    if tree == "eip7864":
+        fields.append(("anchor_count", MAX_OTHERS))
+    else:
         fields.append(("branch_count", MAX_SIBLINGS))
     for name, limit in fields:
         value = u32(r.take(4, "header"))
@@ -170,7 +173,7 @@ def verify(data, tree, hash_name, pre_root):
 def verify_eip7864(data, hash_name, pre_root):
     h = HASHES[hash_name]
     r = Reader(data)
-    key_count, other_count, sibling_count, hash_count = decode_header(r, "eip7864", hash_name)
+    key_count, other_count, sibling_count, hash_count, anchor_count = decode_header(r, "eip7864", hash_name)
     section = r.take(32 * key_count, "keys")
     keys = [section[32 * i:32 * i + 32] for i in range(key_count)]
     for i in range(1, key_count):
@@ -199,12 +202,20 @@ def verify_eip7864(data, hash_name, pre_root):
     # (stem, sub-index of its first present leaf, that leaf's value)
     others = [(section[64 * i:64 * i + 31], section[64 * i + 31], section[64 * i + 32:64 * i + 64])
               for i in range(other_count)]
+    section = r.take(65 * anchor_count, "anchors")
+    # (depth of the anchored stem node, its stem, its first present leaf's sub-index and value)
+    anchors = [(section[65 * i], section[65 * i + 1:65 * i + 32], section[65 * i + 32],
+                section[65 * i + 33:65 * i + 65]) for i in range(anchor_count)]
+    for i, (depth, _, _, _) in enumerate(anchors):
+        if depth > MAX_DEPTH:
+            raise Invalid("bw.anchor.depth", f"anchor {i}: depth {depth}")
     bits, hashes = decode_siblings(r, sibling_count, hash_count)
     if r.pos != len(data):
         raise Invalid("bw.length.trailing", f"{len(data) - r.pos} bytes after the hashes")
 
     sib = Siblings(bits, hashes)
     other_at = [0]
+    anchor_at = [0]
 
     def hash64(x):
         return ZERO32 if x == bytes(64) else h(x)
@@ -301,6 +312,29 @@ def verify_eip7864(data, hash_name, pre_root):
         items.sort()
         return pre_hash, build(d, items)
 
+    def anchor(e, a):
+        """The untouched child at depth e beside an EMPTY end (§4 anchor): its position is bits
+        0..e-2 of stems[a] and the complement of bit e-1. Rebuilt from the next anchor record:
+        the stem node at depth k of the first stem below it, opened as an other record, then
+        the leftmost descent up to depth e."""
+        if anchor_at[0] >= len(anchors):
+            raise Invalid("bw.count.anchors",
+                          f"anchor {anchor_at[0]}: the walk needs more anchors than anchor_count")
+        index = anchor_at[0]
+        k, x, sub_index, value = anchors[index]
+        anchor_at[0] += 1
+        if k <= e:
+            raise Invalid("bw.anchor.depth", f"anchor {index}: depth {k}, sibling at {e}")
+        if any(bit(x, i) != bit(stems[a], i) for i in range(e - 1)) or bit(x, e - 1) == bit(stems[a], e - 1):
+            raise Invalid("bw.anchor.prefix", f"anchor {index}: not below the sibling at depth {e}")
+        p = stem_hash(x, open_leaf(sub_index, value))
+        for level in range(k - 1, e - 1, -1):
+            if bit(x, level):
+                p = hash64(ZERO32 + p)
+            else:
+                p = hash64(p + sib.take())
+        return p, p
+
     def node(d, a, b):
         if ends[a][0] < d:
             raise Invalid("bw.end.depth", f"stem {a}: depth {ends[a][0]} above node at {d}")
@@ -309,16 +343,17 @@ def verify_eip7864(data, hash_name, pre_root):
         if d == MAX_DEPTH:
             raise Invalid("bw.end.depth", f"stem {a}: depth {ends[a][0]}")
         m = next((s for s in range(a, b) if bit(stems[s], d) == 1), b)
-        if m > a:
-            left = node(d + 1, a, m)
-        else:
+        # The one touched child is an EMPTY end: the other child is anchored, not a slot.
+        gap = (m == a or m == b) and ends[a] == (d + 1, EMPTY)
+
+        def untouched():
+            if gap:
+                return anchor(d + 1, a)
             z = sib.take()
-            left = (z, z)
-        if b > m:
-            right = node(d + 1, m, b)
-        else:
-            z = sib.take()
-            right = (z, z)
+            return z, z
+
+        left = node(d + 1, a, m) if m > a else untouched()
+        right = node(d + 1, m, b) if b > m else untouched()
         p = hash64(left[0] + right[0])
         if p == ZERO32:
             raise Invalid("bw.path.empty_internal", f"depth {d}")
@@ -332,6 +367,8 @@ def verify_eip7864(data, hash_name, pre_root):
     sib.finish()
     if other_at[0] != len(others):
         raise Invalid("bw.count.others", f"{other_at[0]} other records used of {len(others)}")
+    if anchor_at[0] != len(anchors):
+        raise Invalid("bw.count.anchors", f"{anchor_at[0]} anchors used of {len(anchors)}")
     if root[0] != pre_root:
         raise Invalid("bw.root", f"recomputed {root[0].hex()}, expected {pre_root.hex()}")
     return Verified(keys, pre, new, root[0], root[1])
