@@ -355,7 +355,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "bw.version",
         section: "B2",
-        summary: "the version byte is 1",
+        summary: "the version byte is 3",
     },
     Rule {
         id: "bw.tree",
@@ -441,6 +441,17 @@ pub const RULES: &[Rule] = &[
         summary: "a present stem's recomputed subtree root is not ZERO",
     },
     Rule {
+        id: "bw.anchor.depth",
+        section: "B4",
+        summary: "EIP-7864: an anchor's depth is at most 248 and below the side it anchors",
+    },
+    Rule {
+        id: "bw.anchor.prefix",
+        section: "B4",
+        summary: "EIP-7864: an anchor's stem lies below the side it anchors (agrees with the \
+                  path above it, and takes the untouched side)",
+    },
+    Rule {
         id: "bw.path.empty_internal",
         section: "B4",
         summary: "no internal node on a touched path hashes to ZERO",
@@ -482,6 +493,12 @@ pub const RULES: &[Rule] = &[
         id: "bw.count.others",
         section: "B4",
         summary: "the walk uses exactly other_count other records",
+    },
+    Rule {
+        id: "bw.count.anchors",
+        section: "B4",
+        summary: "EIP-7864: the walk uses exactly anchor_count anchors (one per EMPTY end whose \
+                  sibling lies off every touched path)",
     },
     Rule {
         id: "bw.root",

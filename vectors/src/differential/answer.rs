@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(a["verdict"], "error");
         let a = answer(
             "binary_witness",
-            &json!({"tree": "eip7864", "hash": "sha256", "pre_state_root": zero, "witness": "0x02"}),
+            &json!({"tree": "eip7864", "hash": "sha256", "pre_state_root": zero, "witness": "0x03"}),
         );
         assert_eq!(a["rule"], "bw.length.truncated");
     }

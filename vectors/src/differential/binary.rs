@@ -440,6 +440,7 @@ fn tree_seed(rng: &mut Rng, seeds: &BinarySeeds) -> (BinaryInput, BinaryTruth, B
             hashes: vec![root],
             others_7864: seeds.donors.others_7864.clone(),
             others_8297: seeds.donors.others_8297.clone(),
+            anchors: seeds.donors.anchors.clone(),
         };
         donors.hashes.extend(post);
         let layout = if config.0 == "eip8297" {
@@ -714,7 +715,7 @@ mod tests {
             truths: Vec::new(),
             donors: BinaryDonors::default(),
         };
-        let mut deletes = 0;
+        let (mut deletes, mut anchors) = (0, 0);
         for i in 0..60 {
             let mut rng = Rng::new(i);
             let (input, truth, _) = tree_seed(&mut rng, &seeds);
@@ -731,9 +732,12 @@ mod tests {
                 )
                 .expect("verifies");
                 deletes += claims.iter().filter(|c| c.write == Write::Delete).count();
+            } else if let Some(s) = read(Layout::Eip7864, &input.witness) {
+                anchors += s.anchors.len();
             }
         }
         assert!(deletes > 0, "the trees' blocks delete keys");
+        assert!(anchors > 0, "the EIP-7864 trees' witnesses carry anchors");
     }
 
     #[test]

@@ -3,14 +3,15 @@
 //! flags, ends, values, branches, others, bitmap, hashes); a header count off by one; edits
 //! of the sections as lists written back with agreeing counts (keys changed, relabelled to
 //! another key of the tree, given the all-zero stem, moved, removed, inserted or repeated, flags and writes, pre-values and new values, end depths and kinds,
-//! other records, sibling slots, hashes, branch prefix lengths); and the request's pre-state
-//! root, tree or hash changed.
+//! other records, EIP-7864 anchors (dropped, repeated, swapped, inserted; their depth, stem,
+//! sub-index or value changed), sibling slots, hashes, branch prefix lengths); and the
+//! request's pre-state root, tree or hash changed.
 
 use serde_json::{json, Value};
 
 use crate::at::hex0x;
 
-use bintree::eip7864::witness::OTHER_LENGTH;
+use bintree::eip7864::witness::{ANCHOR_LENGTH, MAX_DEPTH, OTHER_LENGTH};
 
 use super::binary_wire::{read, KeyRecord, Layout, Sections, DELETE, PRE, SET};
 use super::mutants::{byte_mutant, Rng};
@@ -24,6 +25,8 @@ pub(crate) struct BinaryDonors {
     /// Other records of each layout.
     pub(crate) others_7864: Vec<Vec<u8>>,
     pub(crate) others_8297: Vec<Vec<u8>>,
+    /// EIP-7864 anchors.
+    pub(crate) anchors: Vec<Vec<u8>>,
 }
 
 impl BinaryDonors {
@@ -43,6 +46,7 @@ impl BinaryDonors {
             Layout::Eip7864 => self.others_7864.extend(s.others.iter().cloned()),
             Layout::Eip8297 => self.others_8297.extend(s.others.iter().cloned()),
         }
+        self.anchors.extend(s.anchors.iter().cloned());
     }
 
     fn value(&self, rng: &mut Rng) -> [u8; 32] {
@@ -165,15 +169,18 @@ fn section_bytes(rng: &mut Rng, s: &Sections) -> (&'static str, String, Vec<u8>)
 /// One header count one more or one less than its list, the sections unchanged.
 fn count_off_by_one(rng: &mut Rng, s: &Sections) -> (String, Vec<u8>) {
     let (mut bytes, _) = s.write();
+    let fifth = match s.layout {
+        Layout::Eip8297 => "branch_count",
+        Layout::Eip7864 => "anchor_count",
+    };
     let names = [
         "key_count",
         "other_count",
         "sibling_count",
         "hash_count",
-        "branch_count",
+        fifth,
     ];
-    let n = if s.layout == Layout::Eip8297 { 5 } else { 4 };
-    let c = rng.below(n);
+    let c = rng.below(names.len());
     let at = 3 + 4 * c;
     let Some(field) = bytes.get(at..at + 4) else {
         return ("no header".into(), bytes);
@@ -300,7 +307,7 @@ fn key_bit(rng: &mut Rng, len: usize) -> usize {
 
 /// A structural edit, written back with agreeing counts.
 fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str, String) {
-    const KINDS: [&str; 19] = [
+    const KINDS: [&str; 21] = [
         "key_bit",
         "key_zero_stem",
         "key_relabel",
@@ -318,15 +325,27 @@ fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str
         "end_kind",
         "other",
         "other_field",
+        "anchor",
+        "anchor_field",
         "siblings",
         "hash",
     ];
     let mut kind = KINDS[rng.below(KINDS.len())];
-    if s.keys.is_empty() && !matches!(kind, "key_insert" | "other" | "siblings" | "hash") {
+    if s.keys.is_empty()
+        && !matches!(
+            kind,
+            "key_insert" | "other" | "anchor" | "anchor_field" | "siblings" | "hash"
+        )
+    {
         kind = "key_insert";
     }
-    if s.layout == Layout::Eip8297 && kind == "siblings" {
-        kind = "branches";
+    if s.layout == Layout::Eip8297 {
+        kind = match kind {
+            "siblings" => "branches",
+            "anchor" => "other",
+            "anchor_field" => "other_field",
+            k => k,
+        };
     }
     let n = s.keys.len();
     let d = match kind {
@@ -596,6 +615,8 @@ fn edit(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> (&'static str
             }
         }
         "other_field" => other_field(rng, s),
+        "anchor" => anchor(rng, s, donors),
+        "anchor_field" => anchor_field(rng, s, donors),
         "siblings" => siblings(rng, s, donors),
         "branches" => branches(rng, s),
         _ => hash_edit(rng, s, donors),
@@ -697,6 +718,133 @@ fn other_field(rng: &mut Rng, s: &mut Sections) -> String {
             }
             _ => format!("others[{i}]: {}", flip_bit(rng, o)),
         },
+    }
+}
+
+/// An anchor for the sibling of a touched key's path at a depth from 1 to 16, with a first stem
+/// below it (the bits past the sibling's random), a depth below the sibling and a leaf; or
+/// another witness's anchor.
+fn new_anchor(rng: &mut Rng, s: &Sections, donors: &BinaryDonors) -> Option<Vec<u8>> {
+    let key = match rng.pick(&s.keys) {
+        Some(k) if k.key.len() >= 31 && rng.chance(1, 2) => k.key.clone(),
+        _ => return rng.pick(&donors.anchors).cloned(),
+    };
+    let e = 1 + rng.below(16);
+    let mut stem: Vec<u8> = key[..31].to_vec();
+    stem[(e - 1) / 8] ^= 0x80 >> ((e - 1) % 8);
+    for bit in e..248 {
+        if rng.chance(1, 2) {
+            stem[bit / 8] ^= 0x80 >> (bit % 8);
+        }
+    }
+    let mut a = vec![(e + 1 + rng.below(8)) as u8];
+    a.extend_from_slice(&stem);
+    a.push(if rng.chance(1, 2) { 0 } else { rng.byte() });
+    a.extend_from_slice(&donors.value(rng));
+    Some(a)
+}
+
+/// The EIP-7864 anchors list: one dropped, repeated, swapped with the next, or one inserted
+/// (another witness's, or made for a touched key's sibling).
+fn anchor(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> String {
+    let m = s.anchors.len();
+    match if m == 0 { 3 } else { rng.below(4) } {
+        0 => {
+            let i = rng.below(m);
+            s.anchors.remove(i);
+            format!("anchors[{i}] removed")
+        }
+        1 => {
+            let i = rng.below(m);
+            s.anchors.insert(i, s.anchors[i].clone());
+            format!("anchors[{i}] repeated")
+        }
+        2 if m >= 2 => {
+            let i = rng.below(m - 1);
+            s.anchors.swap(i, i + 1);
+            format!("anchors[{i}] and [{}] swapped", i + 1)
+        }
+        _ => match new_anchor(rng, s, donors) {
+            Some(a) => {
+                let i = rng.below(m + 1);
+                s.anchors.insert(i, a);
+                format!("an anchor inserted at {i}")
+            }
+            None => "no anchor to insert".into(),
+        },
+    }
+}
+
+/// A field of one EIP-7864 anchor changed: its depth (one off, 0, 248, 249 or any), its stem
+/// (a bit flipped near the top, where the prefix rule reads, or deep; a touched key's; all
+/// zero), its sub-index or its value. Without an anchor, one is inserted.
+fn anchor_field(rng: &mut Rng, s: &mut Sections, donors: &BinaryDonors) -> String {
+    let m = s.anchors.len();
+    if m == 0 {
+        return anchor(rng, s, donors);
+    }
+    let i = rng.below(m);
+    let touched = rng.pick(&s.keys).map(|k| k.key.clone());
+    let value = donors.value(rng);
+    let a = &mut s.anchors[i];
+    if a.len() != ANCHOR_LENGTH {
+        return format!("anchors[{i}]: {}", flip_bit(rng, a));
+    }
+    match rng.below(9) {
+        0 | 1 => {
+            let old = a[0];
+            a[0] = match rng.below(6) {
+                0 => old.wrapping_add(1),
+                1 => old.wrapping_sub(1),
+                2 => 0,
+                3 => MAX_DEPTH,
+                4 => MAX_DEPTH + 1,
+                _ => rng.byte(),
+            };
+            format!("anchors[{i}]: depth {old} -> {}", a[0])
+        }
+        2 => {
+            let at = rng.below(16);
+            a[1 + at / 8] ^= 0x80 >> (at % 8);
+            format!("anchors[{i}]: stem bit {at} flipped")
+        }
+        3 => {
+            let at = key_bit(rng, 31);
+            a[1 + at / 8] ^= 0x80 >> (at % 8);
+            format!("anchors[{i}]: stem bit {at} flipped")
+        }
+        4 => match touched {
+            Some(k) if k.len() >= 31 => {
+                a[1..32].copy_from_slice(&k[..31]);
+                format!("anchors[{i}]: stem set to a touched key's")
+            }
+            _ => {
+                a[1..32].fill(0);
+                format!("anchors[{i}]: stem set to 0^31")
+            }
+        },
+        5 => {
+            a[1..32].fill(0);
+            format!("anchors[{i}]: stem set to 0^31")
+        }
+        6 => {
+            let old = a[32];
+            a[32] = match rng.below(3) {
+                0 => old.wrapping_add(1),
+                1 => old.wrapping_sub(1),
+                _ => rng.byte(),
+            };
+            format!("anchors[{i}]: sub-index {old:#04x} -> {:#04x}", a[32])
+        }
+        7 => {
+            let at = rng.below(256);
+            a[33 + at / 8] ^= 0x80 >> (at % 8);
+            format!("anchors[{i}]: value bit {at} flipped")
+        }
+        _ => {
+            a[33..].copy_from_slice(&value);
+            format!("anchors[{i}]: value replaced by another value")
+        }
     }
 }
 
@@ -843,6 +991,9 @@ mod tests {
         let mut kinds = BTreeSet::new();
         for (layout, bytes) in honest() {
             let s = read(layout, &bytes).expect("sections");
+            // Key 200…'s path ends EMPTY at depth 2 beside the untouched node of stems
+            // 0x94… and 0xb9…: anchored.
+            assert_eq!(s.anchors.len(), usize::from(layout == Layout::Eip7864));
             let mut donors = BinaryDonors::default();
             donors.add(&s);
             for i in 0..400 {
@@ -862,7 +1013,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(kinds.len(), 19, "{kinds:?}");
+        assert_eq!(kinds.len(), 21, "{kinds:?}");
     }
 
     #[test]

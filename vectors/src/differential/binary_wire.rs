@@ -42,6 +42,9 @@ pub(crate) struct Sections {
     /// Other records: stem ‖ sub-index ‖ value of the stem's first present leaf (EIP-7864, 64
     /// bytes) or tagged records (EIP-8297).
     pub(crate) others: Vec<Vec<u8>>,
+    /// EIP-7864 anchors: depth ‖ stem ‖ sub-index ‖ value of the first stem below an EMPTY
+    /// end's untouched sibling (65 bytes); EIP-8297 has none.
+    pub(crate) anchors: Vec<Vec<u8>>,
     /// EIP-7864 sibling slots (bitmap bits); EIP-8297 has none.
     pub(crate) slots: Vec<bool>,
     pub(crate) hashes: Vec<[u8; 32]>,
@@ -94,13 +97,22 @@ pub(crate) fn read(layout: Layout, bytes: &[u8]) -> Option<Sections> {
     let other_count = c.u32le()?;
     let sibling_count = c.u32le()?;
     let hash_count = c.u32le()?;
-    let branch_count = match layout {
-        Layout::Eip8297 => c.u32le()?,
-        Layout::Eip7864 => 0,
+    // The fifth count at offset 19: EIP-8297's branch_count, EIP-7864's anchor_count.
+    let fifth = c.u32le()?;
+    let (branch_count, anchor_count) = match layout {
+        Layout::Eip8297 => (fifth, 0),
+        Layout::Eip7864 => (0, fifth),
     };
     // Every item takes at least one byte (a slot one bit): no list longer than the input.
     let most = bytes.len();
-    if key_count > most || other_count > most || hash_count > most || branch_count > most {
+    let counts = [
+        key_count,
+        other_count,
+        hash_count,
+        branch_count,
+        anchor_count,
+    ];
+    if counts.iter().any(|&n| n > most) {
         return None;
     }
     if sibling_count > 8 * most {
@@ -169,6 +181,11 @@ pub(crate) fn read(layout: Layout, bytes: &[u8]) -> Option<Sections> {
         };
         others.push(record.to_vec());
     }
+    let anchors = c
+        .take(anchor_count * bintree::eip7864::witness::ANCHOR_LENGTH)?
+        .chunks(bintree::eip7864::witness::ANCHOR_LENGTH)
+        .map(<[u8]>::to_vec)
+        .collect();
     let slots = match layout {
         Layout::Eip7864 => {
             let bitmap = c.take(sibling_count.div_ceil(8))?;
@@ -190,6 +207,7 @@ pub(crate) fn read(layout: Layout, bytes: &[u8]) -> Option<Sections> {
         ends,
         branches,
         others,
+        anchors,
         slots,
         hashes,
     })
@@ -218,8 +236,9 @@ impl Sections {
         };
         count(&mut out, siblings);
         count(&mut out, self.hashes.len());
-        if self.layout == Layout::Eip8297 {
-            count(&mut out, self.branches.len());
+        match self.layout {
+            Layout::Eip8297 => count(&mut out, self.branches.len()),
+            Layout::Eip7864 => count(&mut out, self.anchors.len()),
         }
         mark("header", &out, 0);
         if self.layout == Layout::Eip8297 {
@@ -260,6 +279,11 @@ impl Sections {
             out.extend_from_slice(o);
         }
         mark("others", &out, start);
+        let start = out.len();
+        for a in &self.anchors {
+            out.extend_from_slice(a);
+        }
+        mark("anchors", &out, start);
         let start = out.len();
         let mut bitmap = vec![0u8; self.slots.len().div_ceil(8)];
         for (j, &s) in self.slots.iter().enumerate() {
@@ -322,6 +346,21 @@ mod tests {
             names.contains(&"values") && names.contains(&"bitmap"),
             "{names:?}"
         );
+        assert!(s.anchors.is_empty());
+        // A key alone in the root's empty right child: the left child is anchored.
+        let bytes = t
+            .witness(&[([0xf0u8; 32], Write::Set([4; 32]))])
+            .expect("witness");
+        let s = read(Layout::Eip7864, &bytes).expect("sections");
+        assert_eq!(s.anchors.len(), 1);
+        assert_eq!(
+            s.anchors[0][1..32],
+            [1; 31],
+            "the first stem below the left child"
+        );
+        assert_eq!(s.write().0, bytes);
+        assert!(s.write().1.iter().any(|(n, _)| *n == "anchors"));
+        assert!(read(Layout::Eip7864, &bytes[..bytes.len() - 1]).is_none());
 
         let mut t = bintree::eip8297::Tree::<bintree::Blake3>::new();
         for k in [[1u8; 34], [2; 34], [3; 34]] {

@@ -219,6 +219,18 @@ fn flip(stem: &[u8; 31], i: usize) -> [u8; 31] {
     s
 }
 
+/// A stem whose first byte is `first` and whose other bytes are `fill`.
+fn stem_of(first: u8, fill: u8) -> [u8; 31] {
+    let mut s = [fill; 31];
+    s[0] = first;
+    s
+}
+
+/// Bit `i` (MSB first) of `bytes`.
+fn bit_at(bytes: &[u8], i: usize) -> bool {
+    bytes[i / 8] & (0x80 >> (i % 8)) != 0
+}
+
 /// One proven scenario: the witness bytes and the pre-state root it verifies against.
 struct Proven {
     name: &'static str,
@@ -299,9 +311,12 @@ fn scenarios() -> Result<Vec<Proven>, VectorError> {
         )?,
         prove::<Sha256>(
             "absent_by_an_empty_subtree",
-            "a read of a key whose path ends in an empty subtree",
+            "a read of a key whose path ends in the empty left child of the root (every stem's \
+             bit 0 is 1): the untouched right child is anchored by its first stem (depth 2, \
+             first present leaf 0x05), its leftmost descent going left with one right-side \
+             sibling slot",
             &state,
-            &[(key(&flip(&d, 1), 0), Write::Unchanged)],
+            &[(key(&flip(&d, 0), 0), Write::Unchanged)],
         )?,
         prove::<Sha256>(
             "writes_update_and_insert",
@@ -323,11 +338,13 @@ fn scenarios() -> Result<Vec<Proven>, VectorError> {
         )?,
         prove::<Sha256>(
             "new_stems_in_an_empty_subtree",
-            "two new stems that share 100 bits, in an empty subtree",
+            "two new stems that share 100 bits, in the empty left child of the root: one EMPTY \
+             end for both, the right child anchored; the post-state root puts them below 100 new \
+             internal nodes",
             &state,
             &[
-                (key(&flip(&d, 1), 0), Write::Set(v)),
-                (key(&flip(&flip(&d, 1), 100), 3), Write::Set(w)),
+                (key(&flip(&d, 0), 0), Write::Set(v)),
+                (key(&flip(&flip(&d, 0), 100), 3), Write::Set(w)),
             ],
         )?,
         prove::<Sha256>(
@@ -366,6 +383,46 @@ fn scenarios() -> Result<Vec<Proven>, VectorError> {
                 (key(&flip(&[0; 31], 247), 3), Write::Unchanged),
                 (key(&flip(&[0; 31], 200), 0), Write::Set(v)),
             ],
+        )?,
+        prove::<Sha256>(
+            "anchor_descent_turns_right",
+            "a set of an absent key (stem 80 33…) whose path ends EMPTY at depth 2 in the tree of \
+             stems e0 11… (values at 0x00 and 0x01) and e1 22…: the untouched sibling at depth 2 \
+             is anchored by e0 11…'s stem node at depth 8, its leftmost descent turning right \
+             below the empty left child at depth 2, then left with five right-side sibling slots \
+             (e1 22…'s stem node the deepest)",
+            &[
+                (key(&stem_of(0xe0, 0x11), 0), [0xa0; 32]),
+                (key(&stem_of(0xe0, 0x11), 1), [0xa1; 32]),
+                (key(&stem_of(0xe1, 0x22), 0), [0xb0; 32]),
+            ],
+            &[(key(&stem_of(0x80, 0x33), 0), Write::Set(v))],
+        )?,
+        prove::<Sha256>(
+            "anchor_of_the_zero_stem",
+            "a tree holding the all-zero stem (values at 0x03 and 0xc8) and stem 01 00… (they \
+             part at bit 7), and a set of a key whose path ends EMPTY in the root's right child: \
+             the root's left child is anchored by the zero stem's node at depth 8 (its first \
+             present leaf 0x03), the descent going left with seven right-side sibling slots; the \
+             anchor is read before the walk descends right",
+            &[
+                (key(&[0; 31], 3), [0x33; 32]),
+                (key(&[0; 31], 200), [0xc8; 32]),
+                (key(&stem_of(0x01, 0x00), 0), [0x01; 32]),
+            ],
+            &[(key(&stem_of(0x80, 0x44), 7), Write::Set(v))],
+        )?,
+        prove::<Sha256>(
+            "read_of_a_stem_at_depth_1",
+            "a read of key e0 11…‖0x00 in the tree of stems 00 11… and e0 11… (one value each, at \
+             sub-index 0): its stem node is the root's right child, the node the forgeries \
+             absence_of_a_present_key_by_its_stem_node_* read as an internal node \
+             (spec/BINARY.md §4.1)",
+            &[
+                (key(&stem_of(0x00, 0x11), 0), [0xaa; 32]),
+                (key(&stem_of(0xe0, 0x11), 0), [0xbb; 32]),
+            ],
+            &[(key(&stem_of(0xe0, 0x11), 0), Write::Unchanged)],
         )?,
     ];
     // A larger random block on both hashes.
@@ -501,6 +558,154 @@ fn open_second_leaf(p: &mut Parts, state: &[Entry]) {
     p.others[0][32..].copy_from_slice(value);
 }
 
+/// The last anchor of a one-key witness whose sibling slots end the witness (the anchor of
+/// a right side, read after its EMPTY end): its first slot, the number of slots its opening
+/// reads (one per 0 bit of its sub-index), and the depth `e` of the side it anchors (one
+/// below the bit where its stem leaves the key's). Its descent reads one slot per 0 bit of
+/// its stem at levels `e..k`.
+fn last_anchor_slots(p: &Parts) -> Option<(usize, usize, usize)> {
+    let anchor = p.anchors.last()?;
+    let key = p.keys.first()?;
+    let stem = &anchor[1..32];
+    let e = (0..248).find(|&i| bit_at(stem, i) != bit_at(&key[..31], i))? + 1;
+    let opening = anchor[32].count_zeros() as usize;
+    let descent = (e..usize::from(anchor[0]))
+        .filter(|&level| !bit_at(stem, level))
+        .count();
+    Some((p.slots.checked_sub(opening + descent)?, opening, e))
+}
+
+/// The last anchor and its slots dropped.
+fn drop_anchor(p: &mut Parts) {
+    if let Some((first, _, _)) = last_anchor_slots(p) {
+        let slots = slots_of(p);
+        set_slots(p, &slots[..first]);
+        p.anchors.pop();
+    }
+}
+
+/// The last anchor's depth set to the depth of the side it anchors.
+fn anchor_at_its_side(p: &mut Parts) {
+    if let Some((_, _, e)) = last_anchor_slots(p) {
+        if let Some(anchor) = p.anchors.last_mut() {
+            anchor[0] = e as u8;
+        }
+    }
+}
+
+/// Bit `e - 1` of the last anchor's stem flipped: the stem takes the touched side.
+fn anchor_on_the_touched_side(p: &mut Parts) {
+    if let Some((_, _, e)) = last_anchor_slots(p) {
+        if let Some(anchor) = p.anchors.last_mut() {
+            anchor[1 + (e - 1) / 8] ^= 0x80 >> ((e - 1) % 8);
+        }
+    }
+}
+
+/// The last anchor made to open its stem's second present leaf (sub-index 1 beside a present
+/// 0): its true value, and the opening's slots without the deepest (leaf 1's hash).
+fn anchor_opens_second_leaf(p: &mut Parts, state: &[Entry]) {
+    let Some((first, _, _)) = last_anchor_slots(p) else {
+        return;
+    };
+    let Some(anchor) = p.anchors.last_mut() else {
+        return;
+    };
+    let mut k = [0u8; 32];
+    k[..31].copy_from_slice(&anchor[1..32]);
+    k[31] = 1;
+    let Some((_, value)) = state.iter().find(|(x, _)| *x == k) else {
+        return;
+    };
+    anchor[32] = 1;
+    anchor[33..].copy_from_slice(value);
+    let mut slots = slots_of(p);
+    slots.remove(first);
+    set_slots(p, &slots);
+}
+
+/// The last anchor's depth one deeper (`deeper`) or shallower, the descent's slots made to
+/// agree: the level added or removed at the bottom of the descent reads a right-side slot
+/// where the stem goes left there (an empty one added, or the one it read removed).
+fn anchor_depth_moved(p: &mut Parts, deeper: bool) {
+    let Some((first, opening, _)) = last_anchor_slots(p) else {
+        return;
+    };
+    let Some(anchor) = p.anchors.last_mut() else {
+        return;
+    };
+    let k = usize::from(anchor[0]);
+    let Some(level) = (if deeper { Some(k) } else { k.checked_sub(1) }) else {
+        return;
+    };
+    let reads_a_slot = !bit_at(&anchor[1..32], level);
+    anchor[0] = if deeper { anchor[0] + 1 } else { anchor[0] - 1 };
+    if reads_a_slot {
+        let mut slots = slots_of(p);
+        if deeper {
+            slots.insert(first + opening, [0; 32]);
+        } else {
+            slots.remove(first + opening);
+        }
+        set_slots(p, &slots);
+    }
+}
+
+/// The anchors section cut 30 bytes into its last anchor.
+fn cut_in_the_anchors(b: &mut Vec<u8>) {
+    let Some(p) = Parts::parse(b) else {
+        return;
+    };
+    let after = p.bitmap.len() + 32 * p.hashes.len() + 65;
+    if let Some(cut) = (b.len() + 30).checked_sub(after) {
+        b.truncate(cut);
+    }
+}
+
+/// The forgery of `spec/BINARY.md` §4.1 on `read_of_a_stem_at_depth_1`: key `S ‖ 0x00`
+/// (present) claimed absent by reading `S`'s stem node at depth 1 as an internal node whose
+/// left child is `S ‖ 0x00` and right child `S`'s subtree root `hash(N2 ‖ ZERO)`; the path
+/// goes right at depths 1 and 2 and ends EMPTY at depth 3. The witness's claims and ends are
+/// set; the slots returned: `A`'s stem node (the honest witness's first slot), `S ‖ 0x00`,
+/// `N2`, and the leaf value.
+fn stem_node_read_as_internal(p: &mut Parts) -> Option<([[u8; 32]; 3], [u8; 32])> {
+    let a_node = *slots_of(p).first()?;
+    let value = *p.values.first()?;
+    let mut head = [0u8; 32];
+    head[..31].copy_from_slice(&p.keys.first()?[..31]);
+    let mut n2 = Sha256::hash(&[&value]);
+    for _ in 0..7 {
+        n2 = Sha256::hash(&[&n2, &[0u8; 32]]);
+    }
+    p.flags = vec![0];
+    p.values.clear();
+    p.ends = vec![[3, 0]];
+    p.others.clear();
+    p.anchors.clear();
+    Some(([a_node, head, n2], value))
+}
+
+/// The forgery with no anchor: the slots `A`'s node, `S ‖ 0x00`, `N2`.
+fn forged_absence(p: &mut Parts) {
+    if let Some((slots, _)) = stem_node_read_as_internal(p) {
+        set_slots(p, &slots);
+    }
+}
+
+/// The forgery with an anchor for the untouched side at depth 3 (position `110`, `N2`'s
+/// place): stem c0 11… at depth 4 opening `S`'s real leaf (sub-index 0, its value), the
+/// opening's 8 slots and the descent's one slot (bit 3 is 0) empty.
+fn forged_absence_with_anchor(p: &mut Parts) {
+    if let Some(([a_node, head, _], value)) = stem_node_read_as_internal(p) {
+        let mut anchor = [0u8; 65];
+        anchor[0] = 4;
+        anchor[1..32].copy_from_slice(&stem_of(0xc0, 0x11));
+        anchor[33..].copy_from_slice(&value);
+        p.anchors = vec![anchor];
+        set_slots(p, &[vec![a_node, head], vec![[0; 32]; 9]].concat());
+    }
+}
+
 /// (case name, scenario it starts from, description, rule, edit).
 fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, Edit)> {
     use Edit::{Bytes, Parts as P, Root, State};
@@ -521,6 +726,7 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             b[15..19].copy_from_slice(&(sc + 1).to_le_bytes());
         })),
         ("version_1", "read_present_values", "version byte 1 (other records of stem and subtree root)", "bw.version", P(|p| p.head[0] = 1)),
+        ("version_2", "anchor_descent_turns_right", "version byte 2 (no anchors) on a witness that carries one", "bw.version", P(|p| p.head[0] = 2)),
         ("tree_eip8297", "read_present_values", "an EIP-8297 tree byte given to the EIP-7864 verifier", "bw.tree", P(|p| p.head[1] = 2)),
         ("hash_blake3", "read_present_values", "a BLAKE3 hash byte given to the SHA-256 verifier", "bw.hash", P(|p| p.head[2] = 2)),
         ("keys_unsorted", "read_present_values", "the first two keys swapped", "bw.keys.order", P(|p| p.keys.swap(0, 1))),
@@ -561,14 +767,10 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
         ("other_stem_opens_a_non_first_leaf", "absent_by_an_other_stem", "the other record opens its stem's second present leaf (0x01, true value, true right-side siblings) instead of the first (0x00)", "bw.root", State(open_second_leaf)),
         ("other_stem_value_changed", "absent_by_an_other_stem", "the other record's leaf value changed", "bw.root", P(|p| p.others[0][63] ^= 1)),
         ("other_stem_sub_index_changed", "absent_by_an_other_stem_opening_sub_index_5", "the other record's sub-index 0x05 said 0x04 (one more sibling slot read than sent)", "bw.count.siblings", P(|p| p.others[0][31] = 4)),
-        ("empty_internal_node", "empty_tree_insert", "the empty tree's end pushed one level down with an empty sibling: an internal node hashing to ZERO", "bw.path.empty_internal", P(|p| {
-            p.keys.truncate(1);
-            p.flags.truncate(1);
-            p.ends.truncate(1);
-            p.ends[0][0] = 1;
-            p.values.truncate(1);
-            p.slots = 1;
-            p.bitmap = vec![0];
+        ("empty_internal_node", "empty_tree_insert", "the empty tree's two keys made to part at bit 0, both paths said to end EMPTY at depth 1: both children of the root touched (no anchor), an internal node hashing to ZERO", "bw.path.empty_internal", P(|p| {
+            p.keys[0][0] &= 0x7f;
+            p.keys[1][0] |= 0x80;
+            p.ends = vec![[1, 0], [1, 0]];
         })),
         ("zero_hash_sent", "read_present_values", "a sent sibling hash of 32 zero bytes", "bw.hash.zero", P(|p| p.hashes[0] = [0; 32])),
         ("bitmap_padding", "read_present_values", "a bitmap bit past the last slot", "bw.bitmap.padding", P(|p| {
@@ -608,6 +810,25 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
         })),
         ("absence_claimed_for_a_present_key", "absent_in_a_present_stem", "a present key (a‖0x01) claimed absent with the proof of a‖0x02's absence", "bw.root", P(|p| p.keys[0][31] = 0x01)),
         ("other_root", "read_present_values", "checked against another pre-state root", "bw.root", Root(|r| r[0] ^= 1)),
+        ("anchor_count_over_limit", "anchor_descent_turns_right", "anchor_count 2^18 + 1 (the limit of other_count)", "bw.limit", Bytes(|b| {
+            b[19..23].copy_from_slice(&((1u32 << 18) + 1).to_le_bytes());
+        })),
+        ("anchor_truncated", "anchor_descent_turns_right", "the witness cut 30 bytes into its anchor", "bw.length.truncated", Bytes(cut_in_the_anchors)),
+        ("anchor_depth_249", "anchor_descent_turns_right", "the anchor's depth 249: rejected as it is decoded", "bw.anchor.depth", P(|p| p.anchors[0][0] = 249)),
+        ("anchor_missing", "anchor_descent_turns_right", "the anchor and its slots dropped: the EMPTY end at depth 2 has an untouched sibling and no anchor", "bw.count.anchors", P(drop_anchor)),
+        ("anchor_extra", "anchor_descent_turns_right", "the anchor sent twice: the walk uses one", "bw.count.anchors", P(|p| {
+            let anchor = p.anchors[0];
+            p.anchors.push(anchor);
+        })),
+        ("anchor_depth_at_its_side", "anchor_descent_turns_right", "the anchor's depth 8 said 2, the depth of the side it anchors (a stem node there is no anchor below it)", "bw.anchor.depth", P(anchor_at_its_side)),
+        ("anchor_stem_off_the_path", "anchor_descent_turns_right", "the anchor's stem disagrees with the path above the anchored side in bit 0", "bw.anchor.prefix", P(|p| p.anchors[0][1] ^= 0x80)),
+        ("anchor_stem_on_the_touched_side", "anchor_descent_turns_right", "the anchor's stem has the key's bit 1, the touched (EMPTY) side's", "bw.anchor.prefix", P(anchor_on_the_touched_side)),
+        ("anchor_opens_a_non_first_leaf", "anchor_descent_turns_right", "the anchor opens its stem's second present leaf (0x01, true value, true right-side siblings) instead of the first (0x00)", "bw.root", State(anchor_opens_second_leaf)),
+        ("anchor_value_changed", "anchor_descent_turns_right", "the anchor's leaf value changed", "bw.root", P(|p| p.anchors[0][64] ^= 1)),
+        ("anchor_deeper", "anchor_descent_turns_right", "the anchor's depth 8 said 9, with the empty right-side slot the added descent level reads (the slots agree)", "bw.root", P(|p| anchor_depth_moved(p, true))),
+        ("anchor_shallower", "anchor_descent_turns_right", "the anchor's depth 8 said 7, without the right-side slot the removed descent level read (the slots agree)", "bw.root", P(|p| anchor_depth_moved(p, false))),
+        ("absence_of_a_present_key_by_its_stem_node_read_as_internal", "read_of_a_stem_at_depth_1", "the forgery of spec/BINARY.md §4.1: key e0 11…‖0x00 (present) claimed absent, its end (3, EMPTY), slots [00 11…'s stem node, e0 11…‖0x00, N2]: the stem node at depth 1 read as an internal node, its subtree root as the right child; the untouched side at depth 3 has no anchor", "bw.count.anchors", P(forged_absence)),
+        ("absence_of_a_present_key_by_its_stem_node_with_a_forged_anchor", "read_of_a_stem_at_depth_1", "the same forgery with an anchor for the side at depth 3: stem c0 11… at depth 4 opening the real leaf value, its nine slots empty (no stem node lies inside a stem's subtree)", "bw.root", P(forged_absence_with_anchor)),
     ]
 }
 

@@ -187,6 +187,7 @@ fn mutations() -> Vec<(&'static str, &'static str, &'static str, &'static str, E
             set_count(b, 15, sc - 1);
         })),
         ("eip8297_version_1", "eip8297_read_present_values", "version byte 1", "bw.version", P(|p| p.head[0] = 1)),
+        ("eip8297_version_2", "eip8297_read_present_values", "version byte 2 (the EIP-8297 layout of version 2 is that of version 3; the byte is not)", "bw.version", P(|p| p.head[0] = 2)),
         ("eip8297_tree_eip7864", "eip8297_read_present_values", "an EIP-7864 tree byte given to the EIP-8297 verifier", "bw.tree", P(|p| p.head[1] = 1)),
         ("eip8297_hash_sha256", "eip8297_read_present_values", "a SHA-256 hash byte given to the BLAKE3 verifier", "bw.hash", P(|p| p.head[2] = 1)),
         ("eip8297_key_length_zero", "eip8297_absent_keys", "the first key empty (key length 0)", "bw.keys.length", P(|p| p.keys[0].clear())),
