@@ -2,11 +2,12 @@
 
     python3 spec/reference/test_binary_witness.py
 
-For each worked example of §6 (EIP-7864 with SHA-256, EIP-8297 with BLAKE3): the tree
-described in §6 has the pre-state root §6 states (computed by binary_tree.py from the
-entries); the witness whose full hex §6 prints (read from ../BINARY.md) verifies against it;
-its claims are the example's writes; its post-state root is §6's and equals the root of the
-entries with the writes applied. A few altered witnesses are rejected with the rule §9 names.
+For each worked example of §6 (EIP-7864 with SHA-256, without and with an anchor; EIP-8297
+with BLAKE3): the tree described in §6 has the pre-state root §6 states (computed by
+binary_tree.py from the entries); the witness whose full hex §6 prints (read from
+../BINARY.md) verifies against it; its claims are the example's writes; its post-state root
+is §6's and equals the root of the entries with the writes applied. A few altered witnesses
+are rejected with the rule §9 names.
 
 For EIP-7864, a small prover (§4's walk over a tree, anchors included) writes witnesses that
 verify, over hand-built and random trees; the forgeries of §4.1 (an internal node read as an
@@ -34,6 +35,8 @@ SPEC = os.path.join(HERE, "..", "BINARY.md")
 # The roots §6 states.
 EIP7864_PRE = "fdac7db0cbe3992101c3e233cbe7452e0b197f3686c967cb47357a40301e8556"
 EIP7864_POST = "bd1fdc08a40e47bde60f1795efcf87d8e759c09831a8443027e093daf41b7d5f"
+EIP7864_ANCHOR_PRE = "5063397ed3065d1e9c9f89ca88b89d29b0cdcf2577623b9cabee6bcd707fcb92"
+EIP7864_ANCHOR_POST = "52c07e822392149fd417f7ba233df85b290a1daba039f2b3b5ad462e54eb6639"
 EIP8297_PRE = "9be3f2bf76a7746a08b5dca15f5db7ddd5dcbae6591a182b1e7ee7ea1344f9f7"
 EIP8297_POST = "13005b688da0afdbc2aad2aa585a9d2115007020f452d023d1ec0d7e7fa47ed7"
 
@@ -50,11 +53,13 @@ def check(name, got, want):
 
 
 def full_hex_witnesses():
-    """The full-hex witnesses of §6, in the order they appear: one-line code blocks of hex."""
+    """The full-hex witnesses of §6, in the order they appear: code blocks of hex alone (on
+    one line or wrapped)."""
     with open(SPEC) as f:
         text = f.read()
     section = text[text.index("## 6."):text.index("## 7.")]
-    return [bytes.fromhex(m) for m in re.findall(r"```\n([0-9a-f]{64,})\n```", section)]
+    blocks = re.findall(r"```\n((?:[0-9a-f]+\n)+)```", section)
+    return [bytes.fromhex(b.replace("\n", "")) for b in blocks]
 
 
 def rule_of(data, tree, hash_name, root):
@@ -84,6 +89,26 @@ def eip7864(witness):
     check("eip7864 as EIP-8297", rule_of(witness, "eip8297", "sha256", pre), "bw.tree")
     check("eip7864 truncated", rule_of(witness[:-1], "eip7864", "sha256", pre), "bw.length.truncated")
     check("eip7864 trailing byte", rule_of(witness + b"\x00", "eip7864", "sha256", pre), "bw.length.trailing")
+
+
+def eip7864_anchor(witness):
+    x, y = bytes([0xe0]) + bytes([0x11]) * 30, bytes([0xe1]) + bytes([0x22]) * 30
+    k = bytes([0x80]) + bytes([0x33]) * 30 + b"\x00"
+    entries = {x + b"\x00": b"\xa0" * 32, x + b"\x01": b"\xa1" * 32, y + b"\x00": b"\xb0" * 32}
+    pre = eip7864_root(entries, sha256)
+    check("eip7864 anchor: pre-state root of the tree", pre.hex(), EIP7864_ANCHOR_PRE)
+    v = verify(witness, "eip7864", "sha256", pre)
+    check("eip7864 anchor: keys", v.keys, [k])
+    check("eip7864 anchor: pre-values", v.pre_values, [None])
+    writes = {k: v.writes[0]}
+    check("eip7864 anchor: post-state root", v.post_root.hex(), EIP7864_ANCHOR_POST)
+    check("eip7864 anchor: post-state root of the written tree", v.post_root,
+          eip7864_root({**entries, **writes}, sha256))
+    check("eip7864 anchor: the prover writes §6's bytes",
+          encode(prove_eip7864(entries, writes=writes)), witness)
+    # Without its anchor (anchor_count 0, the anchor's 65 bytes gone) the walk asks for one.
+    cut = bytearray(witness[:19]) + bytes(4) + witness[23:90] + witness[155:]
+    check("eip7864 anchor: dropped", rule_of(bytes(cut), "eip7864", "sha256", pre), "bw.count.anchors")
 
 
 def eip8297(witness):
@@ -525,10 +550,11 @@ def random_trees(trials=300):
 
 def main():
     witnesses = full_hex_witnesses()
-    check("full-hex witnesses in §6", len(witnesses), 2)
-    if len(witnesses) == 2:
+    check("full-hex witnesses in §6", len(witnesses), 3)
+    if len(witnesses) == 3:
         eip7864(witnesses[0])
-        eip8297(witnesses[1])
+        eip7864_anchor(witnesses[1])
+        eip8297(witnesses[2])
     eip7864_forgeries()
     stem_node_forgery()
     anchored_witnesses()

@@ -5,9 +5,12 @@
 //! EIP-7864's stem node `hash(X ‖ 0x00 ‖ root)` is a 64-byte hash input, as an internal node
 //! `hash(L ‖ R)` is: the stem node of `X = L[0..31]` (when `L[31] = 0`) with subtree root `R`
 //! is the internal node, and the all-zero stem's node is an internal node whose left child is
-//! empty. The tests below try to pass one node off as the other. An other-stem record opens
-//! its stem's first present leaf (a 32-byte hash input at the bottom), so its subtree root is
-//! a real stem's; a witness key never has the zero stem.
+//! empty; and a stem node is an internal node whose left child is `X ‖ 0x00` and right child
+//! `X`'s subtree root. The tests below try to pass one node off as the other. An other-stem
+//! record opens its stem's first present leaf (a 32-byte hash input at the bottom), so its
+//! subtree root is a real stem's; the untouched sibling of an empty path end is anchored by
+//! the first stem node below it, which no stem subtree holds; a witness key never has the
+//! zero stem.
 
 use bintree::eip7864::{witness, Tree};
 use bintree::fuzz::eip7864::{applied_root, key, Parts};
@@ -23,6 +26,14 @@ fn other_record(stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 64] {
     record[31] = index;
     record[32..].copy_from_slice(value);
     record
+}
+
+/// An anchor: the depth of its stem node, then that stem's other-stem record.
+fn anchor_record(depth: u8, stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 65] {
+    let mut anchor = [0u8; 65];
+    anchor[0] = depth;
+    anchor[1..].copy_from_slice(&other_record(stem, index, value));
+    anchor
 }
 
 /// Sets the sibling slots of `p` to `slots`, in order (a zero hash is a 0 bit).
@@ -326,10 +337,7 @@ fn set_beside_the_zero_stem_by_empty_end_below_its_stem_node() {
     let below = stem(0x40, 0x00);
     for depth in 3..=10u8 {
         for value in [[0xaa; 32], subtree_root] {
-            let mut anchor = [0u8; 65];
-            anchor[0] = depth;
-            anchor[1..].copy_from_slice(&other_record(&below, 0, &value));
-            forged.anchors = vec![anchor];
+            forged.anchors = vec![anchor_record(depth, &below, 0, &value)];
             // The opening's 8 slots and one right side per level of the descent.
             let slots = 8 + usize::from(depth) - 2;
             set_siblings(&mut forged, &[vec![ZERO; slots], vec![b_node]].concat());
@@ -396,10 +404,7 @@ fn absence_of_present_key_by_its_stem_node_read_as_internal_node() {
     let beside = stem(0xc0, 0x11);
     for depth in 4..=10u8 {
         for value in [[0xbb; 32], n2] {
-            let mut anchor = [0u8; 65];
-            anchor[0] = depth;
-            anchor[1..].copy_from_slice(&other_record(&beside, 0, &value));
-            forged.anchors = vec![anchor];
+            forged.anchors = vec![anchor_record(depth, &beside, 0, &value)];
             // In N2's place: the opening's 8 slots and the descent's right sides, all empty.
             let slots = 8
                 + (3..usize::from(depth))
@@ -413,15 +418,9 @@ fn absence_of_present_key_by_its_stem_node_read_as_internal_node() {
         }
     }
     for (other, rule) in [(a, "bw.anchor.prefix"), (s, "bw.anchor.prefix")] {
-        let mut anchor = [0u8; 65];
-        anchor[0] = 4;
-        anchor[1..].copy_from_slice(&other_record(&other, 0, &[0xbb; 32]));
-        forged.anchors = vec![anchor];
+        forged.anchors = vec![anchor_record(4, &other, 0, &[0xbb; 32])];
         assert_eq!(rejected(&forged, &root, &tree), rule);
     }
-    let mut anchor = [0u8; 65];
-    anchor[0] = 3;
-    anchor[1..].copy_from_slice(&other_record(&beside, 0, &[0xbb; 32]));
-    forged.anchors = vec![anchor];
+    forged.anchors = vec![anchor_record(3, &beside, 0, &[0xbb; 32])];
     assert_eq!(rejected(&forged, &root, &tree), "bw.anchor.depth");
 }
