@@ -8,6 +8,7 @@ mod eip7864_vectors;
 mod eip8297_vectors;
 mod forgeries;
 mod forgeries8297;
+mod forgeries_anchor;
 mod parallel;
 mod witness7864;
 mod witness8297;
