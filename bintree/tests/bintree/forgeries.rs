@@ -20,7 +20,7 @@ use bintree::{Sha256, TreeHash};
 const ZERO: [u8; 32] = [0; 32];
 
 /// An other-stem record: the stem, the sub-index and value of the leaf it opens.
-fn other_record(stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 64] {
+pub(super) fn other_record(stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 64] {
     let mut record = [0u8; 64];
     record[..31].copy_from_slice(&stem[..31]);
     record[31] = index;
@@ -29,7 +29,7 @@ fn other_record(stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 64] {
 }
 
 /// An anchor: the depth of its stem node, then that stem's other-stem record.
-fn anchor_record(depth: u8, stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 65] {
+pub(super) fn anchor_record(depth: u8, stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 65] {
     let mut anchor = [0u8; 65];
     anchor[0] = depth;
     anchor[1..].copy_from_slice(&other_record(stem, index, value));
@@ -37,7 +37,7 @@ fn anchor_record(depth: u8, stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 65
 }
 
 /// Sets the sibling slots of `p` to `slots`, in order (a zero hash is a 0 bit).
-fn set_siblings(p: &mut Parts, slots: &[[u8; 32]]) {
+pub(super) fn set_siblings(p: &mut Parts, slots: &[[u8; 32]]) {
     p.slots = slots.len();
     p.bitmap = vec![0; slots.len().div_ceil(8)];
     p.hashes.clear();
@@ -50,7 +50,7 @@ fn set_siblings(p: &mut Parts, slots: &[[u8; 32]]) {
 }
 
 /// `hash(left ‖ right)` with the zero rule.
-fn pair(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
+pub(super) fn pair(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
     if *left == ZERO && *right == ZERO {
         return ZERO;
     }
@@ -67,7 +67,7 @@ fn one_leaf_subtree(value: &[u8; 32]) -> [u8; 32] {
 }
 
 /// `hash(stem ‖ 0x00 ‖ root)`.
-fn stem_node(stem: &[u8; 31], root: &[u8; 32]) -> [u8; 32] {
+pub(super) fn stem_node(stem: &[u8; 31], root: &[u8; 32]) -> [u8; 32] {
     let mut head = [0u8; 32];
     head[..31].copy_from_slice(stem);
     pair(&head, root)

@@ -22,6 +22,8 @@ use bintree::fuzz::rng::Rng;
 use bintree::witness::{Write, WriteRef};
 use bintree::{Sha256, TreeHash};
 
+use super::forgeries::{anchor_record, other_record, pair, set_siblings, stem_node};
+
 const ZERO: [u8; 32] = [0; 32];
 const EMPTY: u8 = 0;
 const PRESENT: u8 = 1;
@@ -29,14 +31,6 @@ const DIVERGENT: u8 = 2;
 
 /// A stem's present leaves: sub-index and value, sorted by sub-index.
 type Values = Vec<(u8, [u8; 32])>;
-
-/// `hash(left ‖ right)` with the zero rule.
-fn pair(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
-    if *left == ZERO && *right == ZERO {
-        return ZERO;
-    }
-    Sha256::hash(&[left, right])
-}
 
 /// Bit `i` of `bytes`, most significant first.
 fn bit(bytes: &[u8], i: usize) -> u8 {
@@ -76,11 +70,6 @@ fn head(stem: &[u8; 31]) -> [u8; 32] {
     let mut h = [0u8; 32];
     h[..31].copy_from_slice(stem);
     h
-}
-
-/// `hash(stem ‖ 0x00 ‖ root)`.
-fn stem_node(stem: &[u8; 31], root: &[u8; 32]) -> [u8; 32] {
-    pair(&head(stem), root)
 }
 
 /// The node of a stem subtree at `level` (0: the root, 8: a leaf) over the sub-indices whose
@@ -129,36 +118,6 @@ fn subtree_slots(values: &[(u8, [u8; 32])], j: u8) -> Vec<[u8; 32]> {
     }
     right.reverse();
     [left, right].concat()
-}
-
-/// An other-stem record: the stem, the sub-index and value of the leaf it opens.
-fn other_record(stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 64] {
-    let mut record = [0u8; 64];
-    record[..31].copy_from_slice(&stem[..31]);
-    record[31] = index;
-    record[32..].copy_from_slice(value);
-    record
-}
-
-/// An anchor: the depth of its stem node, then that stem's other-stem record.
-fn anchor_record(depth: u8, stem: &[u8], index: u8, value: &[u8; 32]) -> [u8; 65] {
-    let mut anchor = [0u8; 65];
-    anchor[0] = depth;
-    anchor[1..].copy_from_slice(&other_record(stem, index, value));
-    anchor
-}
-
-/// Sets the sibling slots of `p` to `slots`, in order (a zero hash is a 0 bit).
-fn set_siblings(p: &mut Parts, slots: &[[u8; 32]]) {
-    p.slots = slots.len();
-    p.bitmap = vec![0; slots.len().div_ceil(8)];
-    p.hashes.clear();
-    for (i, h) in slots.iter().enumerate() {
-        if *h != ZERO {
-            p.bitmap[i / 8] |= 0x80 >> (i % 8);
-            p.hashes.push(*h);
-        }
-    }
 }
 
 /// The sibling slots of `p` in order, a 0 bit as the zero hash.
