@@ -8,6 +8,13 @@ pub(crate) fn bit(bytes: &[u8], i: usize) -> u8 {
     (bytes[i / 8] >> (7 - i % 8)) & 1
 }
 
+/// Sets bit `i` of `bytes` to `value` (0 or 1).
+#[inline]
+pub(crate) fn set_bit(bytes: &mut [u8], i: usize, value: u8) {
+    let mask = 0x80 >> (i % 8);
+    bytes[i / 8] = (bytes[i / 8] & !mask) | (mask * value);
+}
+
 /// The first bit index in `from..limit` where `a` and `b` differ, or `limit` if they agree on
 /// all of it. Both must hold at least `limit` bits.
 #[inline]

@@ -2,12 +2,12 @@
 //! tree (`spec/BINARY.md` §3).
 
 use super::stem::StemNode;
-use super::tree::{split_key, Node, Tree};
+use super::tree::{first_stem, split_key, Node, Tree};
 use super::witness::{
     is_zero_stem, ANCHOR_LENGTH, END_DIVERGENT, END_EMPTY, END_PRESENT, HEADER_LENGTH, OTHER_LENGTH,
 };
 use super::STEM_LENGTH;
-use crate::bits::bit;
+use crate::bits::{bit, set_bit};
 use crate::prelude::*;
 use crate::witness::wire::{partition, put_count, SiblingWriter};
 use crate::witness::{
@@ -158,12 +158,6 @@ impl<H: TreeHash> Tree<H> {
     }
 }
 
-/// Sets bit `i` of `stem` to `value`.
-fn set_bit(stem: &mut [u8; STEM_LENGTH], i: usize, value: u8) {
-    let mask = 0x80 >> (i % 8);
-    stem[i / 8] = (stem[i / 8] & !mask) | (mask * value);
-}
-
 /// Appends the stems reaching stored handles on the anchors' descents below `node` at
 /// `depth` on the paths of `stems` ([`Tree::anchor_descents`]).
 fn descents(
@@ -197,20 +191,15 @@ fn descents(
         set_bit(&mut path, i, bit(first, i));
     }
     set_bit(&mut path, depth, side);
-    let (mut node, mut at) = (untouched, depth + 1);
-    while let Node::Internal(internal) = node {
-        if at >= STEM_LENGTH * 8 {
-            return;
-        }
-        if matches!(internal.left, Node::Empty) {
-            set_bit(&mut path, at, 1);
-            node = &internal.right;
-        } else {
-            node = &internal.left;
+    let mut at = depth + 1;
+    let end = first_stem(untouched, |_, right| {
+        // A loaded tree has no internal node past the last stem bit.
+        if at < STEM_LENGTH * 8 {
+            set_bit(&mut path, at, u8::from(right));
         }
         at += 1;
-    }
-    if matches!(node, Node::Stored(_)) {
+    });
+    if matches!(end, Node::Stored(_)) {
         out.push(path);
     }
 }
@@ -306,31 +295,23 @@ fn prove_subtree(stem: &StemNode, level: usize, id: u16, subs: &[u8], proof: &mu
 /// from the bottom up (the verifier's left-to-right order).
 fn prove_anchor(node: &Node, depth: usize, proof: &mut Proof) {
     let mut rights: Vec<&Node> = Vec::new();
-    let (mut node, mut at) = (node, depth);
-    let stem = loop {
-        match node {
-            Node::Internal(internal) if matches!(internal.left, Node::Empty) => {
-                node = &internal.right;
-            }
-            Node::Internal(internal) => {
-                rights.push(&internal.right);
-                node = &internal.left;
-            }
-            Node::Stem(stem) => break Some(&**stem),
-            // Not in an honest tree (an internal node has a stem below); a stored tree loads
-            // the descent first. The record written fails verification.
-            Node::Empty | Node::Stored(_) => break None,
+    let mut at = depth;
+    let end = first_stem(node, |internal, right| {
+        if !right {
+            rights.push(&internal.right);
         }
         at += 1;
-    };
+    });
     proof.anchors.push(at as u8);
-    match stem {
-        Some(stem) => {
+    match end {
+        Node::Stem(stem) => {
             let record = other_record(stem);
             proof.anchors.extend_from_slice(&record);
             prove_opening(stem, record[STEM_LENGTH], proof);
         }
-        None => proof.anchors.extend_from_slice(&[0u8; OTHER_LENGTH]),
+        // Not in an honest tree (an internal node has a stem below); a stored tree loads the
+        // descent first. The record written fails verification.
+        _ => proof.anchors.extend_from_slice(&[0u8; OTHER_LENGTH]),
     }
     for right in rights.into_iter().rev() {
         proof.siblings.push(&cached(right));

@@ -16,7 +16,7 @@ use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
 use super::stem::{hash_pair, StemNode, STEM_LENGTH};
-use crate::bits::bit;
+use crate::bits::{bit, set_bit};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
 
@@ -242,10 +242,10 @@ impl<H: TreeHash> Tree<H> {
     /// (`spec/BINARY.md` §4.1). A path that ends at an empty place counts the internal nodes
     /// above it and, when no key's path passes the empty place's sibling, that sibling's
     /// anchor: the nodes of its leftmost descent to the first stem below it, that stem's node
-    /// and the nodes from its first present leaf up. Every computation of the root from these keys' leaves hashes each of these
-    /// nodes (a root update after writing exactly these keys, a sound verification of them),
-    /// so the count is the least hash count of that work, the measure of
-    /// [`Tree::hash_count`] in BENCHMARKS.md.
+    /// and the nodes from its first present leaf up. Every computation of the root from these
+    /// keys' leaves hashes each of these nodes (a root update after writing exactly these
+    /// keys, a sound verification of them), so the count is the least hash count of that
+    /// work, the measure of [`Tree::hash_count`] in BENCHMARKS.md.
     ///
     /// Reads the hashes as of the last [`Tree::root`]. Counts nothing below a subtree not in
     /// memory. A key not 32 bytes long is an error.
@@ -263,18 +263,22 @@ impl<H: TreeHash> Tree<H> {
             .collect::<Result<Vec<_>, _>>()?;
         let stems: BTreeSet<[u8; STEM_LENGTH]> = keys.iter().map(|&(stem, _)| stem).collect();
         for (stem, index) in keys {
-            let mut last: Option<&Internal> = None;
+            let (mut last, mut passed): (Option<&Internal>, usize) = (None, 0);
             let end = self.end_stem(&stem, |internal| {
                 last = Some(internal);
+                passed += 1;
                 seen.insert((internal as *const Internal as usize, 0));
             });
             let (s, index) = match (end, last) {
                 (Some(s), _) => (s, index),
-                // An empty end below an internal node (the root is never one).
-                (None, Some(parent)) => match self.anchor_of(parent, &stem, &stems, &mut seen) {
-                    Some(s) => (s, s.values().next().map_or(0, |(first, _)| first)),
-                    None => continue,
-                },
+                // An empty end below an internal node (the root is never one), at depth
+                // `passed`.
+                (None, Some(parent)) => {
+                    match anchor_of(parent, passed - 1, &stem, &stems, &mut seen) {
+                        Some(s) => (s, s.values().next().map_or(0, |(first, _)| first)),
+                        None => continue,
+                    }
+                }
                 (None, None) => continue,
             };
             let index = if s.stem == stem {
@@ -304,66 +308,64 @@ impl<H: TreeHash> Tree<H> {
         }
         Ok(seen.len() as u64)
     }
+}
 
-    /// The stem node anchoring the empty end of `stem`'s path below `parent` (the last
-    /// internal node on that path), when no stem of `stems` passes the end's sibling: the
-    /// first stem below the sibling, the internal nodes of the descent to it added to `seen`.
-    fn anchor_of<'t>(
-        &'t self,
-        parent: &'t Internal,
-        stem: &[u8; STEM_LENGTH],
-        stems: &BTreeSet<[u8; STEM_LENGTH]>,
-        seen: &mut BTreeSet<(usize, u16)>,
-    ) -> Option<&'t StemNode> {
-        // The depth of `parent`: the end is the child `stem`'s bit chooses.
-        let mut depth = 0;
-        self.end_stem(stem, |internal| {
-            if !core::ptr::eq(internal, parent) {
-                depth += 1;
-            }
-        });
-        let (end, sibling) = if bit(stem, depth) == 0 {
-            (&parent.left, &parent.right)
-        } else {
-            (&parent.right, &parent.left)
-        };
-        if !matches!(end, Node::Empty) {
-            return None;
-        }
-        // A touched stem below the sibling: its path is walked, no anchor.
-        let mut low = *stem;
-        for i in depth..STEM_LENGTH * 8 {
-            let byte = &mut low[i / 8];
-            let mask = 0x80u8 >> (i % 8);
-            *byte = if i == depth {
-                *byte ^ mask
-            } else {
-                *byte & !mask
-            };
-        }
-        let mut high = low;
-        for i in depth + 1..STEM_LENGTH * 8 {
-            high[i / 8] |= 0x80u8 >> (i % 8);
-        }
-        if stems.range(low..=high).next().is_some() {
-            return None;
-        }
-        let mut node = sibling;
-        loop {
-            match node {
-                Node::Internal(internal) => {
-                    seen.insert((&**internal as *const Internal as usize, 0));
-                    node = if matches!(internal.left, Node::Empty) {
-                        &internal.right
-                    } else {
-                        &internal.left
-                    };
-                }
-                Node::Stem(s) => return Some(s),
-                Node::Empty | Node::Stored(_) => return None,
-            }
-        }
+/// The stem node anchoring the empty end of `stem`'s path below `parent` (the last internal
+/// node on that path, at `depth`), when no stem of `stems` passes the end's sibling: the first
+/// stem below the sibling, the internal nodes of the descent to it added to `seen`.
+fn anchor_of<'t>(
+    parent: &'t Internal,
+    depth: usize,
+    stem: &[u8; STEM_LENGTH],
+    stems: &BTreeSet<[u8; STEM_LENGTH]>,
+    seen: &mut BTreeSet<(usize, u16)>,
+) -> Option<&'t StemNode> {
+    let (end, sibling) = if bit(stem, depth) == 0 {
+        (&parent.left, &parent.right)
+    } else {
+        (&parent.right, &parent.left)
+    };
+    if !matches!(end, Node::Empty) {
+        return None;
     }
+    // A touched stem below the sibling: its path is walked, no anchor.
+    let (mut low, mut high) = (*stem, *stem);
+    set_bit(&mut low, depth, 1 - bit(stem, depth));
+    set_bit(&mut high, depth, 1 - bit(stem, depth));
+    for i in depth + 1..STEM_LENGTH * 8 {
+        set_bit(&mut low, i, 0);
+        set_bit(&mut high, i, 1);
+    }
+    if stems.range(low..=high).next().is_some() {
+        return None;
+    }
+    let end = first_stem(sibling, |internal, _| {
+        seen.insert((internal as *const Internal as usize, 0));
+    });
+    match end {
+        Node::Stem(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// The end of the leftmost descent from `node` (the first stem below it, in key order): at
+/// each internal node it goes left unless the left child is empty, showing the node and
+/// whether it went right to `visit`. The end is a stem node, or (not in an honest tree) an
+/// empty place or a node not in memory.
+pub(super) fn first_stem<'t>(
+    mut node: &'t Node,
+    mut visit: impl FnMut(&'t Internal, bool),
+) -> &'t Node {
+    while let Node::Internal(internal) = node {
+        let right = matches!(internal.left, Node::Empty);
+        visit(internal, right);
+        node = if right {
+            &internal.right
+        } else {
+            &internal.left
+        };
+    }
+    node
 }
 
 /// Applies writes sorted by (stem, sub-index), distinct, whose stems share bits `..depth`.

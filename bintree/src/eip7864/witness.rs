@@ -405,17 +405,14 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         if at <= depth {
             return Err(broken(Rule::AnchorDepth, "anchor", n));
         }
-        let (stem, leaf) = record.split_at(STEM_LENGTH);
+        let stem = &record[..STEM_LENGTH];
         let beside = self.stem(a);
         if first_difference(stem, beside, 0, depth - 1) != depth - 1
             || bit(stem, depth - 1) == bit(beside, depth - 1)
         {
             return Err(broken(Rule::AnchorPrefix, "anchor", n));
         }
-        let (index, value) = leaf.split_at(1);
-        let value: &[u8; 32] = value.try_into().expect("32-byte leaf value");
-        let root = self.opening(index[0], value)?;
-        let mut node = pair::<H>(&stem_head(stem), &root, &mut self.pre_hashes);
+        let mut node = self.opened_stem_node(record)?;
         for level in (depth..at).rev() {
             node = if bit(stem, level) == 1 {
                 pair::<H>(&[0u8; 32], &node, &mut self.pre_hashes)
@@ -463,17 +460,14 @@ impl<H: TreeHash> Walk<'_, '_, H> {
                 .get(o * OTHER_LENGTH..(o + 1) * OTHER_LENGTH)
                 .ok_or(broken(Rule::OtherCount, "other", o))?;
             self.other += 1;
-            let (other, leaf) = record.split_at(STEM_LENGTH);
+            let other = &record[..STEM_LENGTH];
             if first_difference(other, self.stem(a), 0, depth) != depth {
                 return Err(broken(Rule::OtherPrefix, "other", o));
             }
             if (a..b).any(|s| self.stem(s) == other) {
                 return Err(broken(Rule::OtherTouched, "other", o));
             }
-            let (index, value) = leaf.split_at(1);
-            let value: &[u8; 32] = value.try_into().expect("32-byte leaf value");
-            let root = self.opening(index[0], value)?;
-            pre = pair::<H>(&stem_head(other), &root, &mut self.pre_hashes);
+            pre = self.opened_stem_node(record)?;
             self.scratch
                 .push((other.try_into().expect("31-byte stem"), pre));
         }
@@ -502,6 +496,17 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         let post = self.build(depth, &scratch);
         self.scratch = scratch;
         Ok((pre, post))
+    }
+
+    /// The stem node of an other-stem record (`stem ‖ sub-index ‖ value`: an other stem's or an
+    /// anchor's), `hash(stem ‖ 0x00 ‖ root)` with the subtree root rebuilt from the opening of
+    /// the record's leaf.
+    fn opened_stem_node(&mut self, record: &[u8]) -> Result<[u8; 32], WitnessError> {
+        let (stem, leaf) = record.split_at(STEM_LENGTH);
+        let (index, value) = leaf.split_at(1);
+        let value: &[u8; 32] = value.try_into().expect("32-byte leaf value");
+        let root = self.opening(index[0], value)?;
+        Ok(pair::<H>(&stem_head(stem), &root, &mut self.pre_hashes))
     }
 
     /// The subtree root of an other stem from the opening of its first present leaf, at
