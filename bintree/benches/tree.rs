@@ -6,7 +6,8 @@
 //! - EIP-8297 (BLAKE3), the same shape: 1M 34-byte keys of 250k accounts (4 each), then 5k
 //!   changed values, 2k deletes and 3k new accounts, then the new root.
 //! - "sha256 of 64 bytes" (an EIP-7864 node), "blake3 of 64 bytes", "blake3 of 67 bytes" (an
-//!   EIP-8297 leaf: tag, 34-byte key, value; a branch hashes 66 bytes and up): one node hash.
+//!   EIP-8297 leaf: tag, 34-byte key, value; a branch hashes 66 bytes and up): one node hash;
+//!   "sha256 of 64 bytes, 64 messages together": a batch of independent node hashes.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 mod common;
@@ -82,6 +83,13 @@ fn hash_floor(c: &mut Criterion) {
     let leaf = [0x5au8; 67];
     group.bench_function("blake3 of 67 bytes", |b| {
         b.iter(|| Blake3::hash(&[black_box(&leaf)]))
+    });
+    // Independent messages hashed together, as a batch's rehash gathers them (SHA-256 on
+    // SHA-NI: two interleaved); the time is for 64 messages.
+    let many: Vec<[u8; 64]> = (0..64u8).map(|i| [i; 64]).collect();
+    let mut out = vec![[0u8; 32]; many.len()];
+    group.bench_function("sha256 of 64 bytes, 64 messages together", |b| {
+        b.iter(|| Sha256::hash64_many(black_box(&many), &mut out))
     });
     group.finish();
 }

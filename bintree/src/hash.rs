@@ -11,7 +11,30 @@ pub trait TreeHash: Send + Sync + 'static {
 
     /// The digest of the concatenation of `parts`.
     fn hash(parts: &[&[u8]]) -> [u8; 32];
+
+    /// The digests of independent 64-byte messages (two hashes, or a stem and a hash):
+    /// `out[i] = hash(&[&messages[i]])` for each `i` below both lengths. A hash that can work
+    /// on several messages at once (SHA-256 on SHA-NI: two interleaved) does so here; the
+    /// default hashes them one by one.
+    #[inline]
+    fn hash64_many(messages: &[[u8; 64]], out: &mut [[u8; 32]]) {
+        for (message, out) in messages.iter().zip(out) {
+            *out = Self::hash(&[message]);
+        }
+    }
+
+    /// The digests of independent 32-byte messages (values), as [`TreeHash::hash64_many`].
+    #[inline]
+    fn hash32_many(messages: &[[u8; 32]], out: &mut [[u8; 32]]) {
+        for (message, out) in messages.iter().zip(out) {
+            *out = Self::hash(&[message]);
+        }
+    }
 }
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[allow(unsafe_code)]
+mod sha_ni;
 
 /// Longest message [`Blake3`] gathers on the stack before hashing it in one call.
 const SHORT_MESSAGE: usize = 128;
@@ -67,6 +90,54 @@ impl TreeHash for Sha256 {
             len += part.len();
         }
         sha256_padded(message, len)
+    }
+
+    fn hash64_many(messages: &[[u8; 64]], out: &mut [[u8; 32]]) {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if sha_ni::available() {
+            let mut pairs = messages.chunks_exact(2).zip(out.chunks_exact_mut(2));
+            for (two, to) in pairs.by_ref() {
+                if let ([a, b], [x, y]) = (two, to) {
+                    (*x, *y) = sha_ni::digest64_pair(SHA256_IV, a, b);
+                }
+            }
+            let done = messages.len().min(out.len()) & !1;
+            if let (Some(last), Some(to)) = (messages.get(done), out.get_mut(done)) {
+                *to = Self::hash(&[last]);
+            }
+            return;
+        }
+        for (message, out) in messages.iter().zip(out) {
+            *out = Self::hash(&[message]);
+        }
+    }
+
+    fn hash32_many(messages: &[[u8; 32]], out: &mut [[u8; 32]]) {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if sha_ni::available() {
+            // A 32-byte message and its padding: one block.
+            let block = |message: &[u8; 32]| {
+                let mut block = [0u8; SHA256_BLOCK];
+                block[..32].copy_from_slice(message);
+                block[32] = 0x80;
+                block[SHA256_BLOCK - 8..].copy_from_slice(&256u64.to_be_bytes());
+                block
+            };
+            let mut pairs = messages.chunks_exact(2).zip(out.chunks_exact_mut(2));
+            for (two, to) in pairs.by_ref() {
+                if let ([a, b], [x, y]) = (two, to) {
+                    (*x, *y) = sha_ni::digest_block_pair(SHA256_IV, &block(a), &block(b));
+                }
+            }
+            let done = messages.len().min(out.len()) & !1;
+            if let (Some(last), Some(to)) = (messages.get(done), out.get_mut(done)) {
+                *to = Self::hash(&[last]);
+            }
+            return;
+        }
+        for (message, out) in messages.iter().zip(out) {
+            *out = Self::hash(&[message]);
+        }
     }
 }
 
@@ -180,5 +251,40 @@ mod tests {
         let abc = Sha256::hash(&[b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"]);
         assert_eq!(abc[..4], [0x24, 0x8d, 0x6a, 0x61]);
         assert_eq!(abc[28..], [0x19, 0xdb, 0x06, 0xc1]);
+    }
+
+    /// The many-message paths (two interleaved on SHA-NI where the processor has it) equal one
+    /// hash at a time, for every count (odd counts end with one message alone) and for
+    /// messages that differ in every byte.
+    #[test]
+    fn many_messages_equal_one_at_a_time() {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        eprintln!("SHA-NI two-message path: {}", sha_ni::available());
+        let m64: Vec<[u8; 64]> = (0..9u8)
+            .map(|i| core::array::from_fn(|j| (j as u8).wrapping_mul(31) ^ i.wrapping_mul(97)))
+            .collect();
+        let m32: Vec<[u8; 32]> = m64
+            .iter()
+            .map(|m| core::array::from_fn(|j| m[j + 7]))
+            .collect();
+        for n in 0..=m64.len() {
+            let mut out = vec![[0u8; 32]; n];
+            Sha256::hash64_many(&m64[..n], &mut out);
+            for (m, got) in m64.iter().zip(&out) {
+                use sha2::Digest;
+                let want: [u8; 32] = sha2::Sha256::digest(m).into();
+                assert_eq!(*got, want, "{n} messages of 64 bytes");
+            }
+            Sha256::hash32_many(&m32[..n], &mut out);
+            for (m, got) in m32.iter().zip(&out) {
+                use sha2::Digest;
+                let want: [u8; 32] = sha2::Sha256::digest(m).into();
+                assert_eq!(*got, want, "{n} messages of 32 bytes");
+            }
+            Blake3::hash64_many(&m64[..n], &mut out);
+            for (m, got) in m64.iter().zip(&out) {
+                assert_eq!(*got, *blake3::hash(m).as_bytes(), "{n} BLAKE3 messages");
+            }
+        }
     }
 }

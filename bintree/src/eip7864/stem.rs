@@ -184,6 +184,37 @@ impl StemNode {
         Some(hash)
     }
 
+    /// The position in `values` of the only value written since the last hash, if the stem
+    /// node's hash is to be computed and exactly one value was written.
+    pub(super) fn single_written(&self) -> Option<usize> {
+        if self.hash.is_some() {
+            return None;
+        }
+        let mut written = self
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.hash.is_none());
+        match (written.next(), written.next()) {
+            (Some((at, _)), None) => Some(at),
+            _ => None,
+        }
+    }
+
+    /// The hashes beside the path from the leaf of sub-index `index` up to the subtree root,
+    /// lowest first: the other leaf of its pair, then the other inner node at each height.
+    fn path_siblings(&self, index: u8) -> [[u8; 32]; 8] {
+        let leaf = 256 + u16::from(index);
+        core::array::from_fn(|below| {
+            let sibling = (leaf >> below) ^ 1;
+            if below == 0 {
+                self.subtree_hash(sibling)
+            } else {
+                self.cached(sibling as u8)
+            }
+        })
+    }
+
     /// The hash of subtree node `id` (heap numbering: 1 is the subtree root, `256 + i` the
     /// leaf of sub-index `i`) as of the last [`StemNode::node_hash`]; zero if empty.
     pub(super) fn subtree_hash(&self, id: u16) -> [u8; 32] {
@@ -216,4 +247,91 @@ impl StemNode {
             Err(i) => self.inner.insert(i, (id, hash)),
         }
     }
+}
+
+/// Rehashes two stem nodes that each have exactly one value written since their last hash
+/// (`at`: its position, from [`StemNode::single_written`]), their two walks from leaf to stem
+/// node in step, so that each step's two hashes go to the hash together
+/// ([`TreeHash::hash64_many`]: two interleaved SHA-256 on SHA-NI). The same hashes, stored and
+/// counted as [`StemNode::node_hash`] of each would.
+pub(super) fn rehash_pair<H: TreeHash>(
+    (a, at_a): (&mut StemNode, usize),
+    (b, at_b): (&mut StemNode, usize),
+    count: &mut u64,
+) {
+    let (Some(slot_a), Some(slot_b)) = (a.values.get(at_a), b.values.get(at_b)) else {
+        return;
+    };
+    let (index_a, index_b) = (slot_a.index, slot_b.index);
+    let (siblings_a, siblings_b) = (a.path_siblings(index_a), b.path_siblings(index_b));
+    let mut hashes = [[0u8; 32]; 2];
+    H::hash32_many(&[slot_a.value, slot_b.value], &mut hashes);
+    *count += 2;
+    if let (Some(slot_a), Some(slot_b)) = (a.values.get_mut(at_a), b.values.get_mut(at_b)) {
+        slot_a.hash = Some(hashes[0]);
+        slot_b.hash = Some(hashes[1]);
+    }
+    let (leaf_a, leaf_b) = (256 + u16::from(index_a), 256 + u16::from(index_b));
+    for height in 1..=8 {
+        let below = height - 1;
+        let side = |leaf: u16| (leaf >> below) & 1;
+        let messages = [
+            pair_message(&hashes[0], &siblings_a[below], side(leaf_a)),
+            pair_message(&hashes[1], &siblings_b[below], side(leaf_b)),
+        ];
+        hashes = hash_two::<H>(&messages, count);
+        a.store((leaf_a >> height) as u8, hashes[0]);
+        b.store((leaf_b >> height) as u8, hashes[1]);
+    }
+    let messages = [
+        head_message(&a.stem, &hashes[0]),
+        head_message(&b.stem, &hashes[1]),
+    ];
+    hashes = hash_two::<H>(&messages, count);
+    a.hash = Some(hashes[0]);
+    b.hash = Some(hashes[1]);
+}
+
+/// The message of the inner node over `child` and its `sibling`, `child` on the right if
+/// `side` is 1.
+fn pair_message(child: &[u8; 32], sibling: &[u8; 32], side: u16) -> [u8; 64] {
+    let (left, right) = if side == 0 {
+        (child, sibling)
+    } else {
+        (sibling, child)
+    };
+    let mut message = [0u8; 64];
+    message[..32].copy_from_slice(left);
+    message[32..].copy_from_slice(right);
+    message
+}
+
+/// A stem node's message: `stem ‖ 0x00 ‖ subtree root`.
+fn head_message(stem: &[u8; STEM_LENGTH], root: &[u8; 32]) -> [u8; 64] {
+    let mut message = [0u8; 64];
+    message[..STEM_LENGTH].copy_from_slice(stem);
+    message[32..].copy_from_slice(root);
+    message
+}
+
+/// The hashes of two 64-byte node messages with the zero rule (64 zero bytes hash to 32 zero
+/// bytes, not counted): together when neither is zero.
+pub(super) fn hash_two<H: TreeHash>(messages: &[[u8; 64]; 2], count: &mut u64) -> [[u8; 32]; 2] {
+    let zero = |m: &[u8; 64]| m.iter().all(|&byte| byte == 0);
+    let mut out = [[0u8; 32]; 2];
+    match (zero(&messages[0]), zero(&messages[1])) {
+        (false, false) => {
+            H::hash64_many(messages, &mut out);
+            *count += 2;
+        }
+        (za, zb) => {
+            for ((message, out), zero) in messages.iter().zip(&mut out).zip([za, zb]) {
+                if !zero {
+                    *out = H::hash(&[message]);
+                    *count += 1;
+                }
+            }
+        }
+    }
+    out
 }

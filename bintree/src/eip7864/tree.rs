@@ -6,7 +6,10 @@
 //! A batch ([`Tree::apply`]) walks the written paths once, sorted by key, and rehashes each
 //! node it changes on the way back up, inside a stem's subtree too, while the path is in
 //! cache; below a node with few writes left it first brings their paths' nodes into cache
-//! level by level, so that the loads of different paths overlap. A single write
+//! level by level, so that the loads of different paths overlap, applies the writes, then
+//! rehashes what they changed two hashes at a time where they are independent (two stems'
+//! walks from leaf to stem node in step, two dirty subtrees' nodes in step), so that SHA-256
+//! on SHA-NI hashes two messages interleaved ([`TreeHash::hash64_many`]). A single write
 //! ([`Tree::insert`]) clears the cached hashes on its path and [`Tree::root`] rehashes those
 //! nodes once each. With the `parallel` feature, the batch and the rehash fork onto rayon
 //! threads for the top [`PARALLEL_LEVELS`] levels; each subtree below (a hypertree) is one
@@ -15,7 +18,7 @@
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
-use super::stem::{hash_pair, StemNode, STEM_LENGTH};
+use super::stem::{hash_pair, hash_two, rehash_pair, StemNode, STEM_LENGTH};
 use crate::bits::{bit, set_bit};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
@@ -384,6 +387,19 @@ fn apply<H: TreeHash, const REHASH: bool>(
     let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
         return (0, false);
     };
+    if REHASH && ops.len() <= WARM_WRITES && matches!(node, Node::Internal(_)) {
+        // A group of few writes: applied without hashing; then its stems are rehashed, two
+        // at a time where each has one written value (their walks from leaf to stem node in
+        // step, each step's two hashes together), and the internal nodes above them.
+        let out = apply::<H, false>(node, depth, ops, level, warm, count);
+        if out.1 {
+            let mut stems = Vec::with_capacity(ops.len());
+            written_stems(node, &mut stems);
+            rehash_stems::<H>(stems, count);
+            node_hash::<H>(node, level, count);
+        }
+        return out;
+    }
     match node {
         // Never on a written path: a stored tree loads every path it writes first.
         Node::Stored(_) => (0, false),
@@ -440,6 +456,38 @@ fn apply<H: TreeHash, const REHASH: bool>(
             }
             (l.0 + r.0, changed)
         }
+    }
+}
+
+/// The stem nodes below `node` whose hashes are to be computed.
+fn written_stems<'t>(node: &'t mut Node, stems: &mut Vec<&'t mut StemNode>) {
+    match node {
+        Node::Internal(internal) if internal.hash().is_none() => {
+            let Internal { left, right, .. } = &mut **internal;
+            written_stems(left, stems);
+            written_stems(right, stems);
+        }
+        Node::Stem(stem) if stem.hash.is_none() => stems.push(stem),
+        _ => {}
+    }
+}
+
+/// Rehashes `stems`: those with one written value two at a time ([`rehash_pair`]), the others
+/// (and an odd one out) one by one.
+fn rehash_stems<H: TreeHash>(stems: Vec<&mut StemNode>, count: &mut u64) {
+    let mut waiting: Option<(&mut StemNode, usize)> = None;
+    for stem in stems {
+        match (stem.single_written(), waiting.take()) {
+            (Some(at), Some(other)) => rehash_pair::<H>(other, (stem, at), count),
+            (Some(at), None) => waiting = Some((stem, at)),
+            (None, other) => {
+                stem.node_hash::<H>(count);
+                waiting = other;
+            }
+        }
+    }
+    if let Some((stem, _)) = waiting {
+        stem.node_hash::<H>(count);
     }
 }
 
@@ -551,18 +599,26 @@ fn node_hash<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) -> [u8
     }
 }
 
-#[cfg(feature = "parallel")]
+/// Whether a node's hash is to be computed.
+fn dirty(node: &Node) -> bool {
+    match node {
+        Node::Internal(internal) => internal.hash().is_none(),
+        Node::Stem(stem) => stem.hash.is_none(),
+        Node::Empty | Node::Stored(_) => false,
+    }
+}
+
+/// The hashes of `internal`'s children: on two rayon threads over the top [`PARALLEL_LEVELS`]
+/// levels with the `parallel` feature when both are to be computed, else two at a time
+/// ([`node_hash_two`]).
 fn children_hashes<H: TreeHash>(
     internal: &mut Internal,
     level: usize,
     count: &mut u64,
 ) -> ([u8; 32], [u8; 32]) {
-    let dirty = |node: &Node| match node {
-        Node::Internal(i) => i.hash().is_none(),
-        Node::Stem(s) => s.hash.is_none(),
-        Node::Empty | Node::Stored(_) => false,
-    };
-    if level < PARALLEL_LEVELS && dirty(&internal.left) && dirty(&internal.right) {
+    let both = dirty(&internal.left) && dirty(&internal.right);
+    #[cfg(feature = "parallel")]
+    if level < PARALLEL_LEVELS && both {
         let (mut lc, mut rc) = (0, 0);
         let (left, right) = rayon::join(
             || node_hash::<H>(&mut internal.left, level + 1, &mut lc),
@@ -571,22 +627,84 @@ fn children_hashes<H: TreeHash>(
         *count += lc + rc;
         return (left, right);
     }
+    if both {
+        let [left, right] =
+            node_hash_two::<H>(&mut internal.left, &mut internal.right, level + 1, count);
+        return (left, right);
+    }
     (
         node_hash::<H>(&mut internal.left, level + 1, count),
         node_hash::<H>(&mut internal.right, level + 1, count),
     )
 }
 
-#[cfg(not(feature = "parallel"))]
-fn children_hashes<H: TreeHash>(
-    internal: &mut Internal,
+/// The hashes of two nodes (at `level`), the missing hashes below them computed two at a time
+/// where the walks allow it: two internal nodes to be computed pair their children to be
+/// computed (whichever they are) and then hash their own messages together; two stem nodes
+/// with one written value each walk from leaf to stem node in step ([`rehash_pair`]); anything
+/// else is hashed one by one ([`node_hash`]). The same hashes, stored and counted, as
+/// [`node_hash`] of each.
+fn node_hash_two<H: TreeHash>(
+    a: &mut Node,
+    b: &mut Node,
     level: usize,
     count: &mut u64,
-) -> ([u8; 32], [u8; 32]) {
-    (
-        node_hash::<H>(&mut internal.left, level + 1, count),
-        node_hash::<H>(&mut internal.right, level + 1, count),
-    )
+) -> [[u8; 32]; 2] {
+    match (&mut *a, &mut *b) {
+        (Node::Internal(x), Node::Internal(y)) if x.hash().is_none() && y.hash().is_none() => {
+            let Internal {
+                left: xl,
+                right: xr,
+                ..
+            } = &mut **x;
+            let Internal {
+                left: yl,
+                right: yr,
+                ..
+            } = &mut **y;
+            let mut children: [&mut Node; 4] = [xl, xr, yl, yr];
+            let mut hashes = [[0u8; 32]; 4];
+            let mut waiting: Option<usize> = None;
+            for i in 0..children.len() {
+                if !dirty(children[i]) {
+                    hashes[i] = node_hash::<H>(children[i], level + 1, count);
+                    continue;
+                }
+                let Some(j) = waiting.take() else {
+                    waiting = Some(i);
+                    continue;
+                };
+                let (below, from) = children.split_at_mut(i);
+                let [first, second] = node_hash_two::<H>(below[j], from[0], level + 1, count);
+                (hashes[j], hashes[i]) = (first, second);
+            }
+            if let Some(j) = waiting {
+                hashes[j] = node_hash::<H>(children[j], level + 1, count);
+            }
+            let join = |left: &[u8; 32], right: &[u8; 32]| {
+                let mut message = [0u8; 64];
+                message[..32].copy_from_slice(left);
+                message[32..].copy_from_slice(right);
+                message
+            };
+            let messages = [join(&hashes[0], &hashes[1]), join(&hashes[2], &hashes[3])];
+            let out = hash_two::<H>(&messages, count);
+            x.set_hash(Some(out[0]));
+            y.set_hash(Some(out[1]));
+            out
+        }
+        (Node::Stem(x), Node::Stem(y)) => match (x.single_written(), y.single_written()) {
+            (Some(i), Some(j)) => {
+                rehash_pair::<H>((x, i), (y, j), count);
+                [x.hash.unwrap_or_default(), y.hash.unwrap_or_default()]
+            }
+            _ => [x.node_hash::<H>(count), y.node_hash::<H>(count)],
+        },
+        _ => [
+            node_hash::<H>(a, level, count),
+            node_hash::<H>(b, level, count),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -623,5 +741,48 @@ mod tests {
         assert_eq!(one.root(), batch.root());
         assert_eq!(one.len(), batch.len());
         assert_eq!(batch.get(&keys[3]), Some(&[keys[3][0]; 32]));
+    }
+
+    /// Batches on a tree that already holds values (stems partly cached, new stems beside
+    /// old ones; stems with one written value, rehashed two at a time, beside stems with
+    /// several and stems whose written leaves are each other's pair) and on stems that share
+    /// 247 bits give the root and the hash count of the same writes one by one.
+    #[test]
+    fn batches_on_a_grown_tree_equal_one_by_one() {
+        let key = |i: u32| {
+            let mut k = [0u8; 32];
+            k[..4].copy_from_slice(&i.wrapping_mul(2_654_435_761).to_be_bytes());
+            k[31] = (i % 7) as u8;
+            k
+        };
+        let deep = |i: u8| {
+            let mut k = [0x5a; 32];
+            k[30] = i;
+            k[31] = i;
+            k
+        };
+        let mut one = Tree::<Sha256>::new();
+        let mut batch = Tree::<Sha256>::new();
+        for round in 0..6u32 {
+            let mut keys: Vec<[u8; 32]> = (0..40).map(|i| key(i * 3 + round * 11)).collect();
+            keys.extend((0..3).map(|i| deep(i + round as u8)));
+            // Several values of one stem, among them a leaf pair (sub-indices 2k, 2k + 1).
+            let mut shared = key(round);
+            for sub in [0x40, 0x41, 0xff, round as u8] {
+                shared[31] = sub;
+                keys.push(shared);
+            }
+            let value = [round as u8 + 1; 32];
+            for k in &keys {
+                one.insert(k, &value).unwrap();
+            }
+            batch.apply(keys.iter().map(|k| (k, value))).unwrap();
+            assert_eq!(one.root(), batch.root(), "round {round}");
+            assert_eq!(one.hash_count(), batch.hash_count(), "round {round}");
+        }
+        // Values written back to what they were: nothing changes, nothing is hashed.
+        let count = batch.hash_count();
+        batch.apply([(key(0), [1; 32])]).unwrap();
+        assert_eq!(batch.hash_count(), count);
     }
 }
