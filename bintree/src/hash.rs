@@ -18,17 +18,13 @@ pub trait TreeHash: Send + Sync + 'static {
     /// default hashes them one by one.
     #[inline]
     fn hash64_many(messages: &[[u8; 64]], out: &mut [[u8; 32]]) {
-        for (message, out) in messages.iter().zip(out) {
-            *out = Self::hash(&[message]);
-        }
+        one_by_one::<Self, 64>(messages, out);
     }
 
     /// The digests of independent 32-byte messages (values), as [`TreeHash::hash64_many`].
     #[inline]
     fn hash32_many(messages: &[[u8; 32]], out: &mut [[u8; 32]]) {
-        for (message, out) in messages.iter().zip(out) {
-            *out = Self::hash(&[message]);
-        }
+        one_by_one::<Self, 32>(messages, out);
     }
 }
 
@@ -95,21 +91,10 @@ impl TreeHash for Sha256 {
     fn hash64_many(messages: &[[u8; 64]], out: &mut [[u8; 32]]) {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         if sha_ni::available() {
-            let mut pairs = messages.chunks_exact(2).zip(out.chunks_exact_mut(2));
-            for (two, to) in pairs.by_ref() {
-                if let ([a, b], [x, y]) = (two, to) {
-                    (*x, *y) = sha_ni::digest64_pair(SHA256_IV, a, b);
-                }
-            }
-            let done = messages.len().min(out.len()) & !1;
-            if let (Some(last), Some(to)) = (messages.get(done), out.get_mut(done)) {
-                *to = Self::hash(&[last]);
-            }
-            return;
+            let two = |a: &[u8; 64], b: &[u8; 64]| sha_ni::digest64_pair(SHA256_IV, a, b);
+            return in_pairs::<Self, 64>(messages, out, two);
         }
-        for (message, out) in messages.iter().zip(out) {
-            *out = Self::hash(&[message]);
-        }
+        one_by_one::<Self, 64>(messages, out);
     }
 
     fn hash32_many(messages: &[[u8; 32]], out: &mut [[u8; 32]]) {
@@ -123,21 +108,37 @@ impl TreeHash for Sha256 {
                 block[SHA256_BLOCK - 8..].copy_from_slice(&256u64.to_be_bytes());
                 block
             };
-            let mut pairs = messages.chunks_exact(2).zip(out.chunks_exact_mut(2));
-            for (two, to) in pairs.by_ref() {
-                if let ([a, b], [x, y]) = (two, to) {
-                    (*x, *y) = sha_ni::digest_block_pair(SHA256_IV, &block(a), &block(b));
-                }
-            }
-            let done = messages.len().min(out.len()) & !1;
-            if let (Some(last), Some(to)) = (messages.get(done), out.get_mut(done)) {
-                *to = Self::hash(&[last]);
-            }
-            return;
+            let two = |a: &[u8; 32], b: &[u8; 32]| {
+                sha_ni::digest_block_pair(SHA256_IV, &block(a), &block(b))
+            };
+            return in_pairs::<Self, 32>(messages, out, two);
         }
-        for (message, out) in messages.iter().zip(out) {
-            *out = Self::hash(&[message]);
+        one_by_one::<Self, 32>(messages, out);
+    }
+}
+
+/// `out[i] = H::hash(&[&messages[i]])` for each `i` below both lengths.
+fn one_by_one<H: TreeHash + ?Sized, const N: usize>(messages: &[[u8; N]], out: &mut [[u8; 32]]) {
+    for (message, out) in messages.iter().zip(out) {
+        *out = H::hash(&[message]);
+    }
+}
+
+/// As [`one_by_one`], two messages at a time through `two`; an odd last one alone.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn in_pairs<H: TreeHash, const N: usize>(
+    messages: &[[u8; N]],
+    out: &mut [[u8; 32]],
+    two: impl Fn(&[u8; N], &[u8; N]) -> ([u8; 32], [u8; 32]),
+) {
+    for (pair, to) in messages.chunks_exact(2).zip(out.chunks_exact_mut(2)) {
+        if let ([a, b], [x, y]) = (pair, to) {
+            (*x, *y) = two(a, b);
         }
+    }
+    let done = messages.len().min(out.len()) & !1;
+    if let (Some(last), Some(to)) = (messages.get(done), out.get_mut(done)) {
+        *to = H::hash(&[last]);
     }
 }
 

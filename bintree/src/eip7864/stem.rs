@@ -133,9 +133,7 @@ impl StemNode {
             Some(root) => root,
             None => self.cached(1),
         };
-        let mut head = [0u8; 32];
-        head[..STEM_LENGTH].copy_from_slice(&self.stem);
-        let hash = hash_pair::<H>(&head, &root, count);
+        let hash = hash_pair::<H>(&stem_head(&self.stem), &root, count);
         self.hash = Some(hash);
         hash
     }
@@ -274,44 +272,41 @@ pub(super) fn rehash_pair<H: TreeHash>(
     let (leaf_a, leaf_b) = (256 + u16::from(index_a), 256 + u16::from(index_b));
     for height in 1..=8 {
         let below = height - 1;
-        let side = |leaf: u16| (leaf >> below) & 1;
+        // The walk's node on the left of its sibling, or on the right.
+        let message = |leaf: u16, node: &[u8; 32], sibling: &[u8; 32]| match (leaf >> below) & 1 {
+            0 => message64(node, sibling),
+            _ => message64(sibling, node),
+        };
         let messages = [
-            pair_message(&hashes[0], &siblings_a[below], side(leaf_a)),
-            pair_message(&hashes[1], &siblings_b[below], side(leaf_b)),
+            message(leaf_a, &hashes[0], &siblings_a[below]),
+            message(leaf_b, &hashes[1], &siblings_b[below]),
         ];
         hashes = hash_two::<H>(&messages, count);
         a.store((leaf_a >> height) as u8, hashes[0]);
         b.store((leaf_b >> height) as u8, hashes[1]);
     }
     let messages = [
-        head_message(&a.stem, &hashes[0]),
-        head_message(&b.stem, &hashes[1]),
+        message64(&stem_head(&a.stem), &hashes[0]),
+        message64(&stem_head(&b.stem), &hashes[1]),
     ];
     hashes = hash_two::<H>(&messages, count);
     a.hash = Some(hashes[0]);
     b.hash = Some(hashes[1]);
 }
 
-/// The message of the inner node over `child` and its `sibling`, `child` on the right if
-/// `side` is 1.
-fn pair_message(child: &[u8; 32], sibling: &[u8; 32], side: u16) -> [u8; 64] {
-    let (left, right) = if side == 0 {
-        (child, sibling)
-    } else {
-        (sibling, child)
-    };
+/// A node's 64-byte message: `left ‖ right`.
+pub(super) fn message64(left: &[u8; 32], right: &[u8; 32]) -> [u8; 64] {
     let mut message = [0u8; 64];
     message[..32].copy_from_slice(left);
     message[32..].copy_from_slice(right);
     message
 }
 
-/// A stem node's message: `stem ‖ 0x00 ‖ subtree root`.
-fn head_message(stem: &[u8; STEM_LENGTH], root: &[u8; 32]) -> [u8; 64] {
-    let mut message = [0u8; 64];
-    message[..STEM_LENGTH].copy_from_slice(stem);
-    message[32..].copy_from_slice(root);
-    message
+/// The left half of a stem node's message: `stem ‖ 0x00`.
+fn stem_head(stem: &[u8; STEM_LENGTH]) -> [u8; 32] {
+    let mut head = [0u8; 32];
+    head[..STEM_LENGTH].copy_from_slice(stem);
+    head
 }
 
 /// The hashes of two 64-byte node messages with the zero rule (64 zero bytes hash to 32 zero

@@ -18,7 +18,7 @@
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
-use super::stem::{hash_pair, hash_two, rehash_pair, StemNode, STEM_LENGTH};
+use super::stem::{hash_pair, hash_two, message64, rehash_pair, StemNode, STEM_LENGTH};
 use crate::bits::{bit, set_bit};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
@@ -681,13 +681,10 @@ fn node_hash_two<H: TreeHash>(
             if let Some(j) = waiting {
                 hashes[j] = node_hash::<H>(children[j], level + 1, count);
             }
-            let join = |left: &[u8; 32], right: &[u8; 32]| {
-                let mut message = [0u8; 64];
-                message[..32].copy_from_slice(left);
-                message[32..].copy_from_slice(right);
-                message
-            };
-            let messages = [join(&hashes[0], &hashes[1]), join(&hashes[2], &hashes[3])];
+            let messages = [
+                message64(&hashes[0], &hashes[1]),
+                message64(&hashes[2], &hashes[3]),
+            ];
             let out = hash_two::<H>(&messages, count);
             x.set_hash(Some(out[0]));
             y.set_hash(Some(out[1]));

@@ -66,6 +66,21 @@ fn one_leaf_subtree(value: &[u8; 32]) -> [u8; 32] {
     root
 }
 
+/// Openings of `value` at sub-indices `0x7f`, `0x80` and `0x01` whose slots (one per zero bit
+/// of the sub-index, an empty left side per one bit) are zero up to `top` as the highest.
+pub(super) fn top_slot_openings(
+    value: &[u8; 32],
+    top: &[u8; 32],
+) -> impl Iterator<Item = (u8, [u8; 32], Vec<[u8; 32]>)> {
+    let (value, top) = (*value, *top);
+    [0x7fu8, 0x80, 0x01].into_iter().map(move |i| {
+        let zeros = i.count_zeros() as usize;
+        let mut slots = vec![ZERO; zeros];
+        slots[zeros - 1] = top;
+        (i, value, slots)
+    })
+}
+
 /// `hash(stem ‖ 0x00 ‖ root)`.
 pub(super) fn stem_node(stem: &[u8; 31], root: &[u8; 32]) -> [u8; 32] {
     let mut head = [0u8; 32];
@@ -179,12 +194,7 @@ fn absence_of_present_keys_by_other_stem_made_of_internal_nodes_left_child() {
         // No sibling at all: the leaf at the last sub-index.
         (0xff, right, vec![]),
     ];
-    for i in [0x7fu8, 0x80, 0x01] {
-        let zeros = i.count_zeros() as usize;
-        let mut slots = vec![ZERO; zeros];
-        slots[zeros - 1] = root_b;
-        openings.push((i, right, slots));
-    }
+    openings.extend(top_slot_openings(&right, &root_b));
     for target in [key(&s, 0), key(&b, 0)] {
         assert!(tree.get(&target).is_some());
         for (i, v, slots) in &openings {

@@ -22,7 +22,9 @@ use bintree::fuzz::rng::Rng;
 use bintree::witness::{Write, WriteRef};
 use bintree::{Sha256, TreeHash};
 
-use super::forgeries::{anchor_record, other_record, pair, set_siblings, stem_node};
+use super::forgeries::{
+    anchor_record, other_record, pair, set_siblings, stem_node, top_slot_openings,
+};
 
 const ZERO: [u8; 32] = [0; 32];
 const EMPTY: u8 = 0;
@@ -320,6 +322,21 @@ fn value(i: u32, fill: u8) -> [u8; 32] {
     v
 }
 
+/// The first of `value(0, fill)`, `value(1, fill)`, … whose `node` reads as a stem node's
+/// message head: its last byte `0x00` and its first bits `bits` (at most 8), a search of some
+/// `2^(8 + bits)` hashes.
+fn chosen_value(fill: u8, bits: &str, node: impl Fn(&[u8; 32]) -> [u8; 32]) -> [u8; 32] {
+    let prefix = u8::from_str_radix(bits, 2).expect("a bit string");
+    let tries = 100u32 << (8 + bits.len());
+    (0..tries)
+        .map(|i| value(i, fill))
+        .find(|v| {
+            let n = node(v);
+            n[31] == 0 && n[0] >> (8 - bits.len()) == prefix
+        })
+        .unwrap_or_else(|| panic!("no value in {tries} gives a node {bits}… ‖ 0x00"))
+}
+
 /// The tree of the anchor tests: nothing right of the root, and left of it `P` (`010010…`)
 /// and `Q` (`010011…`) at depth 6 and `R` (`0110…`) at depth 3; the anchor of the root's
 /// left child is `P` (leaves 3 and 9), reached by right, left, left, right, left steps.
@@ -418,13 +435,8 @@ fn anchors_other_than_the_first_stem_below_the_sibling_are_refused() {
 fn anchors_through_the_zero_stem_into_its_subtree_are_refused() {
     let w = [0x77; 32];
     let chain = |v: &[u8; 32]| sub_node(&[(0, *v)], 1, 0);
-    let v0 = (0u32..200_000)
-        .map(|i| value(i, 0x5a))
-        .find(|v| {
-            let l1 = chain(v);
-            l1[31] == 0 && l1[0] >> 5 == 0b001
-        })
-        .expect("one value in 2048 gives l1 = 001… ‖ 0x00");
+    // One value in 2048 gives l1 = 001… ‖ 0x00.
+    let v0 = chosen_value(0x5a, "001", chain);
     let zero = [0u8; 31];
     let y = st("01", 0x55);
     let mut m = Model::new(vec![
@@ -488,13 +500,8 @@ fn anchor_reading_an_internal_node_as_a_stem_node_by_a_chosen_last_byte_is_refus
     let a = st("000", 0x11);
     let b = st("001", 0x22);
     let c = st("01", 0x33);
-    let va = (0u32..200_000)
-        .map(|i| value(i, 0xa0))
-        .find(|v| {
-            let n = stem_node(&a, &sub_node(&[(0, *v)], 0, 0));
-            n[31] == 0 && n[0] >> 6 == 0
-        })
-        .expect("one value in 1024 gives A's node = 00… ‖ 0x00");
+    // One value in 1024 gives A's node = 00… ‖ 0x00.
+    let va = chosen_value(0xa0, "00", |v| stem_node(&a, &sub_node(&[(0, *v)], 0, 0)));
     let vb = [0xbb; 32];
     let mut m = Model::new(vec![
         (a, vec![(0, va)]),
@@ -515,12 +522,7 @@ fn anchor_reading_an_internal_node_as_a_stem_node_by_a_chosen_last_byte_is_refus
         (0xff, b_node, vec![]),
         (0xff, root_b, vec![]),
     ];
-    for i in [0x7fu8, 0x80, 0x01] {
-        let zeros = i.count_zeros() as usize;
-        let mut slots = vec![ZERO; zeros];
-        slots[zeros - 1] = root_b;
-        openings.push((i, vb, slots));
-    }
+    openings.extend(top_slot_openings(&vb, &root_b));
     for (i, v, opening) in &openings {
         let mut f = honest.clone();
         f.anchors = vec![anchor_record(2, &x, *i, v)];
@@ -641,13 +643,8 @@ fn empty_ends_at_two_depths_inside_a_stem_subtree_are_refused() {
 fn divergent_end_at_a_subtree_node_read_as_a_stem_node_by_a_chosen_last_byte_is_refused() {
     let v20 = [0x52; 32];
     let l3_of = |v: &[u8; 32]| sub_node(&[(0, *v)], 3, 0);
-    let v0 = (0u32..400_000)
-        .map(|i| value(i, 0x50))
-        .find(|v| {
-            let l3 = l3_of(v);
-            l3[31] == 0 && l3[0] >> 4 == 0b1100
-        })
-        .expect("one value in 4096 gives l3 = 1100… ‖ 0x00");
+    // One value in 4096 gives l3 = 1100… ‖ 0x00.
+    let v0 = chosen_value(0x50, "1100", l3_of);
     let (a, s) = (st("0", 0x11), st("1101", 0x22));
     let mut m = Model::new(vec![
         (a, vec![(0, [0xaa; 32])]),
