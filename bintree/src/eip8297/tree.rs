@@ -56,10 +56,47 @@ pub(super) enum Node {
     Stored(Box<[u8; 32]>),
 }
 
+/// A key's bytes in its node: up to [`INLINE_KEY`] bytes (every key of the embedding) in the
+/// node itself, so that a walk reads a leaf's key or a branch's path from the node's own cache
+/// lines; a longer key on the heap.
+#[derive(Clone)]
+pub(super) enum KeyBytes {
+    Inline { len: u8, bytes: [u8; INLINE_KEY] },
+    Heap(Box<[u8]>),
+}
+
+/// Longest key held in its node: an EIP-8297 storage or code key (66 bytes).
+const INLINE_KEY: usize = 66;
+
+impl From<&[u8]> for KeyBytes {
+    fn from(key: &[u8]) -> Self {
+        let mut bytes = [0u8; INLINE_KEY];
+        match (bytes.get_mut(..key.len()), u8::try_from(key.len())) {
+            (Some(to), Ok(len)) => {
+                to.copy_from_slice(key);
+                KeyBytes::Inline { len, bytes }
+            }
+            _ => KeyBytes::Heap(key.into()),
+        }
+    }
+}
+
+impl core::ops::Deref for KeyBytes {
+    type Target = [u8];
+
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        match self {
+            KeyBytes::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            KeyBytes::Heap(key) => key,
+        }
+    }
+}
+
 /// `LeafNode`: the complete key and its value.
 #[derive(Clone)]
 pub(super) struct Leaf {
-    pub(super) key: Box<[u8]>,
+    pub(super) key: KeyBytes,
     pub(super) value: [u8; 32],
     pub(super) hash: Option<[u8; 32]>,
 }
@@ -69,7 +106,7 @@ pub(super) struct Leaf {
 /// that rises on deletion takes its parent's start without being rewritten.
 pub(super) struct Branch {
     /// A key below this branch; its first `split` bits are every key's below.
-    pub(super) path: Box<[u8]>,
+    pub(super) path: KeyBytes,
     /// The bit that sends a key left (0) or right (1).
     pub(super) split: usize,
     pub(super) left: Node,
@@ -1045,6 +1082,49 @@ mod tests {
         }
         assert_eq!(tree.root(), [0; 32]);
         assert!(tree.is_empty());
+    }
+
+    /// Keys up to 66 bytes live in their nodes, longer ones on the heap: both kinds, and keys
+    /// just either side of the bound sharing every byte but the last, give the definition's
+    /// root, read back, and survive a deletion that lifts a branch.
+    #[test]
+    fn keys_held_in_the_node_and_on_the_heap() {
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for len in [1usize, 34, 65, 66, 67, 300, MAX_KEY_LENGTH] {
+            let mut k = vec![0x5a; len];
+            k[0] = len as u8 ^ (len >> 8) as u8;
+            keys.push(k);
+        }
+        // Two keys of 66 and two of 67 bytes differing in the last bit only.
+        for len in [66usize, 67] {
+            for last in [0x10u8, 0x11] {
+                let mut k = vec![0xc3; len];
+                k[len - 1] = last;
+                keys.push(k);
+            }
+        }
+        let mut tree = Tree::<Blake3>::new();
+        let entries: Vec<(&[u8], [u8; 32])> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_slice(), [i as u8 + 1; 32]))
+            .collect();
+        tree.apply(entries.iter().map(|(k, v)| (*k, Some(*v))))
+            .unwrap();
+        assert_eq!(tree.root(), root_of_entries::<Blake3>(&entries).unwrap());
+        for (k, v) in &entries {
+            assert_eq!(tree.get(k), Some(v), "key of {} bytes", k.len());
+        }
+        // Deleting one of the 67-byte pair lifts the other into its branch's place.
+        let gone = keys[keys.len() - 1].clone();
+        assert!(tree.remove(&gone).unwrap());
+        let left: Vec<(&[u8], [u8; 32])> = entries
+            .iter()
+            .copied()
+            .filter(|(k, _)| *k != gone.as_slice())
+            .collect();
+        assert_eq!(tree.root(), root_of_entries::<Blake3>(&left).unwrap());
+        assert_eq!(tree.clone().root(), tree.root());
     }
 
     #[test]
