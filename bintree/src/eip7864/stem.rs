@@ -71,11 +71,18 @@ impl StemNode {
         }
     }
 
-    /// Reads a byte of each cache line of the first values and inner hashes (the lines a write
-    /// and the rehash of a stem with few values use), so that a walk over several stems can
-    /// have their loads in flight together.
+    /// Reads the node's own bytes a batch reads first (its hash's tag, the ends of its stem),
+    /// so that a walk over several stems can have their loads in flight together.
+    pub(super) fn touch_head(&self) -> u8 {
+        u8::from(self.hash.is_some()) ^ self.stem[0] ^ self.stem[STEM_LENGTH - 1]
+    }
+
+    /// Reads each cache line of the first values and inner hashes (the lines a write and the
+    /// rehash of a stem with few values use): each value's index and hash tag, every other
+    /// inner hash's number. The node itself is read first ([`StemNode::touch_head`]).
     pub(super) fn touch(&self) -> u8 {
-        let values = self.values.iter().take(8).fold(0, |x, slot| x ^ slot.index);
+        let values = self.values.iter().take(8);
+        let values = values.fold(0, |x, slot| x ^ slot.index ^ u8::from(slot.hash.is_some()));
         let inner = self.inner.iter().step_by(2).take(8);
         inner.fold(values, |x, &(id, _)| x ^ id)
     }

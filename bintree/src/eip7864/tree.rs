@@ -505,12 +505,21 @@ fn touch(node: &Node) -> u8 {
 /// Brings into cache the nodes a batch walks below `internal` (at `depth`, its writes `ops`
 /// split at `mid`): the nodes on the writes' paths, the siblings whose hashes the rehash
 /// reads, and the stems' values. It goes level by level, so the loads of different paths are
-/// in flight together; a walk down one path waits for each node before it can load the next.
+/// in flight together (a walk down one path waits for each node before it can load the
+/// next), and each round of loads is a short loop of reads alone, so that the processor's
+/// reorder window holds many of them at once; the work of dividing the writes between
+/// children comes after, on nodes in cache.
 fn warm_paths(internal: &Internal, depth: usize, mid: usize, ops: &[Write]) {
     let mut level: Vec<(&Internal, usize, usize, &[Write])> = vec![(internal, depth, mid, ops)];
     let mut next = Vec::new();
+    // Nodes beside the paths (their hashes are read) and the written stems' nodes.
+    let mut beside: Vec<&Node> = Vec::new();
+    let mut stems: Vec<&StemNode> = Vec::new();
     let mut seen = 0u8;
     while !level.is_empty() {
+        for (internal, ..) in &level {
+            seen ^= kind(&internal.left) ^ kind(&internal.right);
+        }
         for (internal, depth, mid, ops) in level.drain(..) {
             let (left, right) = ops.split_at(mid);
             for (child, ops) in [(&internal.left, left), (&internal.right, right)] {
@@ -519,14 +528,34 @@ fn warm_paths(internal: &Internal, depth: usize, mid: usize, ops: &[Write]) {
                         let mid = ops.partition_point(|op| bit(&op.0, depth + 1) == 0);
                         next.push((&**child, depth + 1, mid, ops));
                     }
-                    Node::Stem(stem) if !ops.is_empty() => seen ^= touch(child) ^ stem.touch(),
-                    other => seen ^= touch(other),
+                    Node::Stem(stem) if !ops.is_empty() => stems.push(stem),
+                    other => beside.push(other),
                 }
             }
         }
         core::mem::swap(&mut level, &mut next);
     }
+    for node in &beside {
+        seen ^= touch(node);
+    }
+    for stem in &stems {
+        seen ^= stem.touch_head();
+    }
+    for stem in &stems {
+        seen ^= stem.touch();
+    }
     core::hint::black_box(seen);
+}
+
+/// A byte naming the kind of `node` (read from the node's parent).
+#[inline(always)]
+fn kind(node: &Node) -> u8 {
+    match node {
+        Node::Empty => 0,
+        Node::Internal(_) => 1,
+        Node::Stem(_) => 2,
+        Node::Stored(_) => 3,
+    }
 }
 
 /// Applies the two halves of a batch below `internal`'s children: on two rayon threads over

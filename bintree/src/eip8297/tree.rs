@@ -773,46 +773,67 @@ fn hash_below<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) {
 /// Brings into cache what writes `ops` (sorted) walk below `node`: the branches on their
 /// paths with their paths' bytes, the leaves they reach with their keys, and the children off
 /// their paths whose hashes the rehash reads. It goes level by level (down to
-/// [`WARM_LEVELS`]), so that the loads of different paths are in flight together; a walk down
-/// one path waits for each node before it can load the next. Only a hint: a key that leaves a
-/// branch's prefix is followed by its split bit all the same.
+/// [`WARM_LEVELS`]), so that the loads of different paths are in flight together (a walk down
+/// one path waits for each node before it can load the next), and each round of loads is a
+/// short loop of reads alone, so that the processor's reorder window holds many of them at
+/// once; dividing the writes between children comes after, on nodes in cache. Only a hint: a
+/// key that leaves a branch's prefix is followed by its split bit all the same.
 fn warm_paths(node: &Node, start: usize, ops: &[Op]) {
     let bit_or_zero = |key: &[u8], i: usize| key.get(i / 8).map_or(0, |b| (b >> (7 - i % 8)) & 1);
     let mut level: Vec<(&Node, usize, &[Op])> = vec![(node, start, ops)];
     let mut next = Vec::new();
+    // Children off the paths: their hashes are read.
+    let mut beside: Vec<&Node> = Vec::new();
     let mut seen = 0u8;
     for _ in 0..WARM_LEVELS {
         if level.is_empty() {
             break;
         }
-        for (node, start, ops) in level.drain(..) {
-            match node {
+        for (node, start, _) in &level {
+            seen ^= match node {
+                // The prefix's first byte (compared with each key, and hashed), the split bit
+                // and the children's kinds.
                 Node::Branch(branch) => {
-                    if branch.split > start {
-                        // A prefix: compared with each key, and hashed.
-                        seen ^= branch.path.get(start / 8).copied().unwrap_or(0);
-                    }
-                    let mid = ops.partition_point(|(key, _)| bit_or_zero(key, branch.split) == 0);
-                    let (left, right) = ops.split_at(mid);
-                    for (child, ops) in [(&branch.left, left), (&branch.right, right)] {
-                        if !ops.is_empty() {
-                            next.push((child, branch.split + 1, ops));
-                            continue;
-                        }
-                        seen ^= match child {
-                            Node::Branch(b) => b.hash.map_or(0, |h| h[0] ^ h[31]),
-                            Node::Leaf(l) => l.hash.map_or(0, |h| h[0] ^ h[31]),
-                            Node::Empty | Node::Stored(_) => 0,
-                        };
-                    }
+                    let first = branch.path.get(start / 8).copied().unwrap_or(0);
+                    first ^ branch.split as u8 ^ kind(&branch.left) ^ kind(&branch.right)
                 }
-                Node::Leaf(leaf) => seen ^= leaf.key.first().copied().unwrap_or(0),
-                Node::Empty | Node::Stored(_) => {}
+                Node::Leaf(leaf) => leaf.key.first().copied().unwrap_or(0),
+                Node::Empty | Node::Stored(_) => 0,
+            };
+        }
+        for (node, _, ops) in level.drain(..) {
+            let Node::Branch(branch) = node else { continue };
+            let mid = ops.partition_point(|(key, _)| bit_or_zero(key, branch.split) == 0);
+            let (left, right) = ops.split_at(mid);
+            for (child, ops) in [(&branch.left, left), (&branch.right, right)] {
+                if ops.is_empty() {
+                    beside.push(child);
+                } else {
+                    next.push((child, branch.split + 1, ops));
+                }
             }
         }
         core::mem::swap(&mut level, &mut next);
     }
+    for node in &beside {
+        seen ^= match node {
+            Node::Branch(b) => b.hash.map_or(0, |h| h[0] ^ h[31]),
+            Node::Leaf(l) => l.hash.map_or(0, |h| h[0] ^ h[31]),
+            Node::Empty | Node::Stored(_) => 0,
+        };
+    }
     core::hint::black_box(seen);
+}
+
+/// A byte naming the kind of `node` (read from the node's parent).
+#[inline(always)]
+fn kind(node: &Node) -> u8 {
+    match node {
+        Node::Empty => 0,
+        Node::Leaf(_) => 1,
+        Node::Branch(_) => 2,
+        Node::Stored(_) => 3,
+    }
 }
 
 /// The split bit of sorted, distinct keys (at least two) sharing bits `..start`, and how many
