@@ -6,8 +6,14 @@
 //! Per round it prints both times, `bintree`'s hash count, the minimum hash count (one hash
 //! per node on the union of the touched paths, read off the sorted stems), and the hash-time
 //! floor (that count × one SHA-256 of 64 bytes by the tree's own hash, measured in the same run
-//! on one core; the sha2 crate's incremental hasher, slower, is printed beside it).
-//! Run with `RAYON_NUM_THREADS=1` for the one-core figures.
+//! on one core; the sha2 crate's incremental hasher is printed beside it).
+//! `anchor-ubt eip8297 [ROUNDS]` runs a block of the shape of the EIP-8297 one in `cargo bench
+//! -p bintree --bench tree` instead (BLAKE3; no ubt anchor), against its own hash floor.
+//!
+//! Run with `RAYON_NUM_THREADS=1` for the one-core figures. At the end it prints how much of
+//! the process's memory the kernel backs with huge pages (`AnonHugePages`): none with the
+//! system allocator on a kernel whose transparent huge pages are `madvise`, most of it with
+//! `--features jemalloc` and `_RJEM_MALLOC_CONF=thp:always`.
 
 use std::collections::HashSet;
 use std::hint::black_box;
@@ -15,6 +21,10 @@ use std::time::{Duration, Instant};
 
 use bintree::{eip7864, Sha256, TreeHash};
 use ubt::{Sha256Hasher, TreeKey, UnifiedBinaryTree, B256};
+
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 const SUBS: [u8; 4] = [0, 1, 64, 65];
 
@@ -124,7 +134,86 @@ fn incremental_hash_cost() -> Duration {
     start.elapsed() / n
 }
 
+/// A block of the shape of the EIP-8297 one in `cargo bench -p bintree --bench tree` (BLAKE3):
+/// a tree of 1M 34-byte account-header keys of 250k accounts, then per round 5k changed values, 2k deletes of
+/// present keys and 3k new accounts, to the new root; no `ubt` anchor (ubt is EIP-7864), the
+/// hash floor (one BLAKE3 of a leaf's 67 bytes by the tree's own hash) beside it.
+fn eip8297_rounds(rounds: usize) {
+    use bintree::{eip8297, Blake3};
+    let key = |account: &[u8; 32], sub: u8| {
+        let mut key = [0u8; 34];
+        key[1..33].copy_from_slice(account);
+        key[33] = sub;
+        key
+    };
+    let mut rng = Rng(8297);
+    let accounts: Vec<[u8; 32]> = (0..250_000).map(|_| rng.bytes()).collect();
+    let mut present: Vec<[u8; 34]> = accounts
+        .iter()
+        .flat_map(|account| SUBS.map(|sub| key(account, sub)))
+        .collect();
+    let mut tree = eip8297::Tree::<Blake3>::new();
+    let start = Instant::now();
+    let initial = present.iter().map(|k| (*k, Some([k[1] ^ k[33] | 1; 32])));
+    tree.apply(initial).expect("34-byte keys");
+    tree.root();
+    println!(
+        "built {} keys of 250000 accounts: {:.2?}",
+        tree.len(),
+        start.elapsed()
+    );
+    let leaf = [0x5au8; 67];
+    let n = 1_000_000u32;
+    let start = Instant::now();
+    for _ in 0..n {
+        black_box(Blake3::hash(&[black_box(&leaf)]));
+    }
+    let cost = start.elapsed() / n;
+    println!("one BLAKE3 of 67 bytes: {:.1} ns", cost.as_secs_f64() * 1e9);
+    for round in 0..rounds {
+        // Distinct present keys: the first 2k deleted, the next 5k changed; 3k new accounts.
+        let mut chosen = HashSet::new();
+        while chosen.len() < 7_000 {
+            chosen.insert(rng.below(present.len()));
+        }
+        let mut chosen: Vec<usize> = chosen.into_iter().collect();
+        chosen.sort_unstable();
+        let mut batch: Vec<([u8; 34], Option<[u8; 32]>)> = chosen
+            .iter()
+            .enumerate()
+            .map(|(i, &at)| (present[at], (i % 7 >= 2).then(|| rng.bytes())))
+            .collect();
+        let deleted: HashSet<[u8; 34]> = batch
+            .iter()
+            .filter(|(_, value)| value.is_none())
+            .map(|(k, _)| *k)
+            .collect();
+        present.retain(|k| !deleted.contains(k));
+        for _ in 0..3_000 {
+            let k = key(&rng.bytes(), 0);
+            batch.push((k, Some(rng.bytes())));
+            present.push(k);
+        }
+        let (before, start) = (tree.hash_count(), Instant::now());
+        tree.apply(batch.iter().copied()).expect("34-byte keys");
+        tree.root();
+        let time = start.elapsed();
+        let hashes = tree.hash_count() - before;
+        println!(
+            "eip8297 round {round}: {:.2} ms; hashes {hashes}; time / (hashes x one 67-byte BLAKE3) {:.2}x",
+            time.as_secs_f64() * 1e3,
+            time.as_secs_f64() / (cost.as_secs_f64() * hashes as f64),
+        );
+    }
+    print_huge_pages();
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("eip8297") {
+        let rounds = std::env::args().nth(2).and_then(|a| a.parse().ok());
+        eip8297_rounds(rounds.unwrap_or(3));
+        return;
+    }
     let arg = |i: usize, default: usize| -> usize {
         std::env::args()
             .nth(i)
@@ -220,5 +309,33 @@ fn main() {
             hashes as f64 / minimum as f64,
             ours_time.as_secs_f64() / floor.as_secs_f64(),
         );
+    }
+    print_huge_pages();
+}
+
+/// How much of the resident memory the kernel backs with huge pages, and the allocator.
+fn print_huge_pages() {
+    let huge = std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|text| {
+            let field = |name: &str| {
+                text.lines()
+                    .find(|line| line.starts_with(name))
+                    .and_then(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+            };
+            Some((field("AnonHugePages:")?, field("Rss:")?))
+        });
+    match huge {
+        Some((huge, rss)) => println!(
+            "allocator: {}; huge pages back {} of {} MiB resident",
+            if cfg!(feature = "jemalloc") {
+                "jemalloc"
+            } else {
+                "system"
+            },
+            huge / 1024,
+            rss / 1024
+        ),
+        None => println!("huge pages: /proc/self/smaps_rollup not readable"),
     }
 }
