@@ -135,9 +135,10 @@ fn incremental_hash_cost() -> Duration {
 }
 
 /// A block of the shape of the EIP-8297 one in `cargo bench -p bintree --bench tree` (BLAKE3):
-/// a tree of 1M 34-byte account-header keys of 250k accounts, then per round 5k changed values, 2k deletes of
-/// present keys and 3k new accounts, to the new root; no `ubt` anchor (ubt is EIP-7864), the
-/// hash floor (one BLAKE3 of a leaf's 67 bytes by the tree's own hash) beside it.
+/// a tree of 1M 34-byte account-header keys of 250k accounts, then per round 5k changed
+/// values, 2k deletes of present keys and 3k new accounts, to the new root; no `ubt` anchor
+/// (ubt is EIP-7864), the hash floor (one BLAKE3 of a leaf's 67 bytes by the tree's own hash)
+/// beside it.
 fn eip8297_rounds(rounds: usize) {
     use bintree::{eip8297, Blake3};
     let key = |account: &[u8; 32], sub: u8| {
