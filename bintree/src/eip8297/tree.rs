@@ -791,13 +791,19 @@ fn warm_paths(node: &Node, start: usize, ops: &[Op]) {
         }
         for (node, start, _) in &level {
             seen ^= match node {
-                // The prefix's first byte (compared with each key, and hashed), the split bit
-                // and the children's kinds.
+                // The prefix's first byte (compared with each key, and hashed), the split bit,
+                // the children's kinds and the hash's tag (the rehash asks whether it is
+                // known): a branch's cache lines.
                 Node::Branch(branch) => {
                     let first = branch.path.get(start / 8).copied().unwrap_or(0);
-                    first ^ branch.split as u8 ^ kind(&branch.left) ^ kind(&branch.right)
+                    let known = u8::from(branch.hash.is_some());
+                    first ^ known ^ branch.split as u8 ^ kind(&branch.left) ^ kind(&branch.right)
                 }
-                Node::Leaf(leaf) => leaf.key.first().copied().unwrap_or(0),
+                // The key, the value and the hash's tag: a leaf's cache lines.
+                Node::Leaf(leaf) => {
+                    let first = leaf.key.first().copied().unwrap_or(0);
+                    first ^ leaf.value[0] ^ u8::from(leaf.hash.is_some())
+                }
                 Node::Empty | Node::Stored(_) => 0,
             };
         }
