@@ -26,11 +26,23 @@ pub trait TreeHash: Send + Sync + 'static {
     fn hash32_many(messages: &[[u8; 32]], out: &mut [[u8; 32]]) {
         one_by_one::<Self, 32>(messages, out);
     }
+
+    /// The digests of two independent messages given in parts, `[hash(a), hash(b)]`. A hash
+    /// that can work on two messages at once (BLAKE3 on AVX2, two messages of two blocks
+    /// each) does so here; the default hashes them one after the other.
+    #[inline]
+    fn hash_two(a: &[&[u8]], b: &[&[u8]]) -> [[u8; 32]; 2] {
+        [Self::hash(a), Self::hash(b)]
+    }
 }
 
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 #[allow(unsafe_code)]
 mod sha_ni;
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[allow(unsafe_code)]
+mod blake3_lanes;
 
 /// Longest message [`Blake3`] gathers on the stack before hashing it in one call.
 const SHORT_MESSAGE: usize = 128;
@@ -62,6 +74,34 @@ impl TreeHash for Blake3 {
         }
         *blake3::hash(&message[..len]).as_bytes()
     }
+
+    #[inline]
+    fn hash_two(a: &[&[u8]], b: &[&[u8]]) -> [[u8; 32]; 2] {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if blake3_lanes::available() {
+            if let (Some((ma, la)), Some((mb, lb))) = (gather(a), gather(b)) {
+                if let Some((ha, hb)) = blake3_lanes::hash_two_block_pair(&ma, &mb, [la, lb]) {
+                    return [ha, hb];
+                }
+            }
+        }
+        [Self::hash(a), Self::hash(b)]
+    }
+}
+
+/// The concatenation of `parts` on the stack and its length, if it fits [`SHORT_MESSAGE`].
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[inline]
+fn gather(parts: &[&[u8]]) -> Option<([u8; SHORT_MESSAGE], usize)> {
+    let mut message = [0u8; SHORT_MESSAGE];
+    let mut len = 0;
+    for part in parts {
+        message
+            .get_mut(len..len + part.len())?
+            .copy_from_slice(part);
+        len += part.len();
+    }
+    Some((message, len))
 }
 
 /// SHA-256 (go-ethereum's hash for its EIP-7864 tree).
@@ -252,6 +292,26 @@ mod tests {
         let abc = Sha256::hash(&[b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"]);
         assert_eq!(abc[..4], [0x24, 0x8d, 0x6a, 0x61]);
         assert_eq!(abc[28..], [0x19, 0xdb, 0x06, 0xc1]);
+    }
+
+    /// Two messages at once (two-block pairs on AVX2 where the processor has it) equal one
+    /// at a time, in parts, at lengths on both sides of one block, two blocks and the stack
+    /// buffer, the two lengths equal or not.
+    #[test]
+    fn two_messages_equal_one_at_a_time() {
+        let data: Vec<u8> = (0..600u32).map(|i| (i * 13 + 5) as u8).collect();
+        let lengths = [0, 1, 63, 64, 65, 66, 67, 100, 127, 128, 129, 200, 300];
+        for la in lengths {
+            for lb in lengths {
+                let (a, b) = (&data[..la], &data[300..300 + lb]);
+                let (a1, a2) = a.split_at(la / 3);
+                let want = [Blake3::hash(&[a]), Blake3::hash(&[b])];
+                assert_eq!(Blake3::hash_two(&[a1, a2], &[b]), want, "{la} and {lb}");
+                assert_eq!(want[0], *blake3::hash(a).as_bytes(), "{la}");
+                let want = [Sha256::hash(&[a]), Sha256::hash(&[b])];
+                assert_eq!(Sha256::hash_two(&[a1, a2], &[b]), want, "{la} and {lb}");
+            }
+        }
     }
 
     /// The many-message paths (two interleaved on SHA-NI where the processor has it) equal one

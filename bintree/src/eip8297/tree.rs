@@ -5,8 +5,10 @@
 //! of every node on the written path; [`Tree::root`] rehashes exactly those nodes, each
 //! once. [`Tree::apply`] takes a whole batch first, divides it at the branches' split bits
 //! into groups of a few writes, brings each group's paths into cache level by level (so that
-//! the loads of different paths overlap), applies it and rehashes below it at once; with the
-//! `parallel` feature the subtrees below the top [`PARALLEL_LEVELS`] branch levels
+//! the loads of different paths overlap), applies it and rehashes below it at once, two
+//! subtrees in step wherever two siblings are to be rehashed, so that their nodes' messages go
+//! to the hash in pairs ([`TreeHash::hash_two`]: BLAKE3 on AVX2 compresses two messages for
+//! about the cost of one); with the `parallel` feature the subtrees below the top [`PARALLEL_LEVELS`] branch levels
 //! (hypertrees) go to rayon threads. The root is the same as for the writes applied one by
 //! one, in any order.
 
@@ -42,6 +44,9 @@ const GROUP_WRITES: usize = 64;
 const DIVIDE_LEVELS: usize = 32;
 /// Levels below a group's node that [`warm_paths`] brings into cache.
 const WARM_LEVELS: usize = 64;
+/// Levels of branches the rehash pairs ([`paired_hash`]), recursing; below them it takes the
+/// explicit stack of [`subtree_hash`] (a path can be as deep as the number of keys).
+const PAIR_LEVELS: usize = 32;
 
 /// A node: absent (only as the root of an empty tree or a moment during a write), a leaf, or
 /// a branch with two non-empty children.
@@ -765,6 +770,11 @@ fn apply_children<H: TreeHash>(
 fn hash_below<H: TreeHash>(node: &mut Node, level: usize, count: &mut u64) {
     if let Node::Branch(branch) = node {
         let next = branch.split + 1;
+        if level >= PARALLEL_LEVELS && dirty(&branch.left) && dirty(&branch.right) {
+            let (left, right) = ((&mut branch.left, next), (&mut branch.right, next));
+            hash_two_nodes::<H>(left, right, 0, count);
+            return;
+        }
         node_hash::<H>(&mut branch.left, next, level + 1, count);
         node_hash::<H>(&mut branch.right, next, level + 1, count);
     }
@@ -962,10 +972,10 @@ fn node_hash<H: TreeHash>(
     count: &mut u64,
 ) -> [u8; 32] {
     if level >= PARALLEL_LEVELS {
-        return subtree_hash::<H>(node, start, count);
+        return paired_hash::<H>(node, start, 0, count);
     }
     let Node::Branch(branch) = node else {
-        return subtree_hash::<H>(node, start, count);
+        return paired_hash::<H>(node, start, 0, count);
     };
     if let Some(hash) = branch.hash {
         return hash;
@@ -1001,7 +1011,7 @@ fn node_hash<H: TreeHash>(
     _level: usize,
     count: &mut u64,
 ) -> [u8; 32] {
-    subtree_hash::<H>(node, start, count)
+    paired_hash::<H>(node, start, 0, count)
 }
 
 /// The hash of `node`, whose prefix starts at bit `start`, computing the hashes missing below
@@ -1045,6 +1055,150 @@ fn subtree_hash<H: TreeHash>(node: &mut Node, start: usize, count: &mut u64) -> 
             Some(_) => &mut parent.right,
         } = Node::Branch(branch);
         (branch, start, left) = (parent, parent_start, parent_left);
+    }
+}
+
+/// The hash of `node`, whose prefix starts at bit `start`, computing the hashes missing below
+/// it as [`subtree_hash`] does, but two at a time where two are independent: below a dirty
+/// branch whose children are both to be computed, the two children's subtrees are walked in
+/// step ([`hash_two_nodes`]), so that a hash that works on two messages at once
+/// ([`TreeHash::hash_two`]: BLAKE3 on AVX2) gets them in pairs. `depth` counts the levels
+/// recursed; from [`PAIR_LEVELS`] on, [`subtree_hash`]'s explicit stack takes over.
+fn paired_hash<H: TreeHash>(
+    node: &mut Node,
+    start: usize,
+    depth: usize,
+    count: &mut u64,
+) -> [u8; 32] {
+    if depth >= PAIR_LEVELS {
+        return subtree_hash::<H>(node, start, count);
+    }
+    match node {
+        Node::Empty => [0u8; 32],
+        Node::Stored(hash) => **hash,
+        Node::Leaf(leaf) => leaf.hash::<H>(count),
+        Node::Branch(branch) => {
+            if let Some(hash) = branch.hash {
+                return hash;
+            }
+            let next = branch.split + 1;
+            let (left, right) = if dirty(&branch.left) && dirty(&branch.right) {
+                let [left, right] = hash_two_nodes::<H>(
+                    (&mut branch.left, next),
+                    (&mut branch.right, next),
+                    depth + 1,
+                    count,
+                );
+                (left, right)
+            } else {
+                (
+                    paired_hash::<H>(&mut branch.left, next, depth + 1, count),
+                    paired_hash::<H>(&mut branch.right, next, depth + 1, count),
+                )
+            };
+            branch.hash::<H>(start, &left, &right, count)
+        }
+    }
+}
+
+/// Whether `node`'s hash is to be computed (a dirty branch or leaf).
+fn dirty(node: &Node) -> bool {
+    match node {
+        Node::Branch(branch) => branch.hash.is_none(),
+        Node::Leaf(leaf) => leaf.hash.is_none(),
+        Node::Empty | Node::Stored(_) => false,
+    }
+}
+
+/// The hashes of two nodes (each with the bit its prefix starts at), both to be computed: the
+/// missing hashes below them first (the children of both that are to be computed, paired in
+/// order, again through this function), then the two nodes' own messages together
+/// ([`TreeHash::hash_two`]). The same hashes, cached and counted, as [`paired_hash`] of each.
+fn hash_two_nodes<H: TreeHash>(
+    (a, a_start): (&mut Node, usize),
+    (b, b_start): (&mut Node, usize),
+    depth: usize,
+    count: &mut u64,
+) -> [[u8; 32]; 2] {
+    if depth >= PAIR_LEVELS || !dirty(a) || !dirty(b) {
+        return [
+            paired_hash::<H>(a, a_start, depth, count),
+            paired_hash::<H>(b, b_start, depth, count),
+        ];
+    }
+    // The children of the branches among the two, each with its start: their hashes first.
+    let mut children: [Option<(&mut Node, usize)>; 4] = [None, None, None, None];
+    for (node, slots) in [&mut *a, &mut *b]
+        .into_iter()
+        .zip(children.chunks_exact_mut(2))
+    {
+        if let Node::Branch(branch) = node {
+            let next = branch.split + 1;
+            let Branch { left, right, .. } = &mut **branch;
+            slots[0] = Some((left, next));
+            slots[1] = Some((right, next));
+        }
+    }
+    let mut hashes = [[0u8; 32]; 4];
+    let mut waiting: Option<usize> = None;
+    for i in 0..children.len() {
+        let Some((child, start)) = children[i].take() else {
+            continue;
+        };
+        if !dirty(child) {
+            hashes[i] = paired_hash::<H>(child, start, depth + 1, count);
+            continue;
+        }
+        let Some(w) = waiting.take() else {
+            waiting = Some(i);
+            children[i] = Some((child, start));
+            continue;
+        };
+        if let Some(first) = children[w].take() {
+            [hashes[w], hashes[i]] = hash_two_nodes::<H>(first, (child, start), depth + 1, count);
+        }
+    }
+    if let Some(w) = waiting {
+        if let Some((child, start)) = children[w].take() {
+            hashes[w] = paired_hash::<H>(child, start, depth + 1, count);
+        }
+    }
+    let [al, ar, bl, br] = hashes;
+    let mut prefixes = [Vec::new(), Vec::new()];
+    for ((node, start), prefix) in [(&*a, a_start), (&*b, b_start)]
+        .into_iter()
+        .zip(&mut prefixes)
+    {
+        if let Node::Branch(branch) = node {
+            encode_bit_prefix(&branch.path, start, branch.split, prefix);
+        }
+    }
+    let [pa, pb] = &prefixes;
+    let ma = node_message(a, pa, &al, &ar);
+    let mb = node_message(b, pb, &bl, &br);
+    let out = H::hash_two(&ma, &mb);
+    *count += 2;
+    for (node, hash) in [a, b].into_iter().zip(out) {
+        match node {
+            Node::Leaf(leaf) => leaf.hash = Some(hash),
+            Node::Branch(branch) => branch.hash = Some(hash),
+            Node::Empty | Node::Stored(_) => {}
+        }
+    }
+    out
+}
+
+/// The parts of a node's message: a leaf's `0x00 ‖ key ‖ value` (its own), a branch's
+/// `0x01 ‖ prefix ‖ left ‖ right` (from its encoded prefix and its children's hashes).
+fn node_message<'m>(
+    node: &'m Node,
+    prefix: &'m [u8],
+    left: &'m [u8; 32],
+    right: &'m [u8; 32],
+) -> [&'m [u8]; 4] {
+    match node {
+        Node::Leaf(leaf) => [&[LEAF_TAG], &leaf.key[..], &leaf.value, &[]],
+        _ => [&[BRANCH_TAG], prefix, left, right],
     }
 }
 

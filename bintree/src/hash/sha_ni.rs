@@ -6,7 +6,7 @@
 //! interleaved fill those gaps. The compression itself is FIPS 180-4 §6.2.2 with the state
 //! held as the instructions want it (`ABEF`, `CDGH`).
 //!
-//! This is the crate's only `unsafe` code: the unaligned 16-byte loads and
+//! With `blake3_lanes`, the crate's only `unsafe` code: the unaligned 16-byte loads and
 //! stores, each from or to an array of the right size, and the call of the `#[target_feature]`
 //! function after the run-time check that the processor has the features it enables.
 
