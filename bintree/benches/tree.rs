@@ -7,7 +7,9 @@
 //!   changed values, 2k deletes and 3k new accounts, then the new root.
 //! - "sha256 of 64 bytes" (an EIP-7864 node), "blake3 of 64 bytes", "blake3 of 67 bytes" (an
 //!   EIP-8297 leaf: tag, 34-byte key, value; a branch hashes 66 bytes and up): one node hash;
-//!   "sha256 of 64 bytes, 64 messages together": a batch of independent node hashes.
+//!   "sha256 of 64 bytes, 64 messages together": a batch of independent node hashes;
+//!   "blake3 of 67 bytes, two messages together": two independent leaves (BLAKE3 on AVX2
+//!   compresses two two-block messages at once).
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 mod common;
@@ -90,6 +92,10 @@ fn hash_floor(c: &mut Criterion) {
     let mut out = vec![[0u8; 32]; many.len()];
     group.bench_function("sha256 of 64 bytes, 64 messages together", |b| {
         b.iter(|| Sha256::hash64_many(black_box(&many), &mut out))
+    });
+    let other = [0xa5u8; 67];
+    group.bench_function("blake3 of 67 bytes, two messages together", |b| {
+        b.iter(|| Blake3::hash_two(&[black_box(&leaf)], &[black_box(&other)]))
     });
     group.finish();
 }
