@@ -632,8 +632,31 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
         };
         encode_bit_prefix(first, start, split, &mut self.scratch);
         self.pre_hashes += 1;
-        let pre = H::hash(&[&[BRANCH_TAG], &self.scratch, &left.0, &right.0]);
-        let (lpost, rpost) = (self.post_hash(&left.1), self.post_hash(&right.1));
+        // The branch's pre-state hash, together with a child's post-state hash where one is
+        // to be computed ([`TreeHash::hash_two`]).
+        let (pre, paired) = {
+            let message: [&[u8]; 4] = [&[BRANCH_TAG], &self.scratch, &left.0, &right.0];
+            match (pending_branch(&left.1), pending_branch(&right.1)) {
+                (Some(branch), _) => {
+                    let [pre, post] = with_branch_hash::<H>(&message, branch);
+                    (pre, Some((0, post)))
+                }
+                (None, Some(branch)) => {
+                    let [pre, post] = with_branch_hash::<H>(&message, branch);
+                    (pre, Some((1, post)))
+                }
+                (None, None) => (H::hash(&message), None),
+            }
+        };
+        self.post_hashes += u64::from(paired.is_some());
+        let lpost = match paired {
+            Some((0, post)) => post,
+            _ => self.post_hash(&left.1),
+        };
+        let rpost = match paired {
+            Some((1, post)) => post,
+            _ => self.post_hash(&right.1),
+        };
         let post = match (left.1, right.1) {
             (Post::Empty, Post::Empty) => Post::Empty,
             (Post::Empty, survivor) => self.collapse(first, start, split, 1, survivor)?,
@@ -774,16 +797,26 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
             let value = self
                 .pre_value(i)
                 .ok_or(broken(Rule::PresentAbsent, "key", i))?;
-            let pre = self.leaf_hash(key, value, false);
-            let post = if self.w.flags[i] & FLAG_DELETE != 0 {
-                Post::Empty
-            } else if let Some(new) = self.new_value(i) {
-                let hash = self.leaf_hash(key, new, true);
-                Post::Leaf { key, hash }
-            } else {
-                Post::Leaf { key, hash: pre }
-            };
-            (pre, post)
+            let deleted = self.w.flags[i] & FLAG_DELETE != 0;
+            match self.new_value(i).filter(|_| !deleted) {
+                // The old and the new leaf hashed together ([`TreeHash::hash_two`]).
+                Some(new) => {
+                    self.pre_hashes += 1;
+                    self.post_hashes += 1;
+                    let [pre, hash] =
+                        H::hash_two(&[&[LEAF_TAG], key, value], &[&[LEAF_TAG], key, new]);
+                    (pre, Post::Leaf { key, hash })
+                }
+                None => {
+                    let pre = self.leaf_hash(key, value, false);
+                    let post = if deleted {
+                        Post::Empty
+                    } else {
+                        Post::Leaf { key, hash: pre }
+                    };
+                    (pre, post)
+                }
+            }
         } else if at_leaf == n || at_branch == n {
             let index = self.other;
             let first = self.key(a);
@@ -907,4 +940,29 @@ impl<'a, H: TreeHash> Walk<'_, 'a, H> {
             hash: None,
         })
     }
+}
+
+/// A post-state branch whose hash is still to be computed: its prefix and children's hashes.
+fn pending_branch<'p>(post: &'p Post<'_>) -> Option<(&'p Prefix, &'p [u8; 32], &'p [u8; 32])> {
+    match post {
+        Post::Branch {
+            prefix,
+            left,
+            right,
+            hash: None,
+        } => Some((prefix, left, right)),
+        _ => None,
+    }
+}
+
+/// The hash of `message` and the hash of the branch `(prefix, left, right)`, together.
+fn with_branch_hash<H: TreeHash>(
+    message: &[&[u8]],
+    (prefix, left, right): (&Prefix, &[u8; 32], &[u8; 32]),
+) -> [[u8; 32]; 2] {
+    let len = prefix.encoded_len();
+    H::hash_two(
+        message,
+        &[&[BRANCH_TAG], &len, prefix.packed(), left, right],
+    )
 }
