@@ -67,7 +67,8 @@
 //! assert_eq!(verified.post_root, tree.root());
 //! # Ok::<(), bintree::Error>(())
 //! ```
-// The one exception, `hash::sha_ni` (SHA-NI intrinsics behind a run-time check), allows it.
+// The two exceptions, `hash::sha_ni` (SHA-NI intrinsics) and `hash::blake3_lanes` (AVX2
+// intrinsics), each behind a run-time check, allow it.
 #![deny(unsafe_code)]
 #![cfg_attr(not(feature = "std"), no_std)]
 
