@@ -10,7 +10,7 @@
 //! the untouched sibling of an empty path end, which proves that sibling an internal node),
 //! the sibling bitmap and the hashes.
 
-use super::stem::hash_pair;
+use super::stem::{hash_pair, message64};
 use super::STEM_LENGTH;
 use crate::bits::{bit, first_difference};
 use crate::prelude::*;
@@ -307,6 +307,37 @@ fn pair<H: TreeHash>(left: &[u8; 32], right: &[u8; 32], count: &mut u64) -> [u8;
     hash_pair::<H>(left, right, count)
 }
 
+/// A node's pre-state hash over `pre` (its children's hashes before) and post-state hash over
+/// `post` (after), with the zero rule, each counted in its own count: one hash when nothing
+/// below changed, else the two messages together ([`TreeHash::hash64_many`]: two interleaved
+/// SHA-256 on SHA-NI). In its own frame, as [`pair`].
+#[inline(never)]
+fn pre_post<H: TreeHash>(
+    pre: (&[u8; 32], &[u8; 32]),
+    post: (&[u8; 32], &[u8; 32]),
+    (pre_count, post_count): (&mut u64, &mut u64),
+) -> ([u8; 32], [u8; 32]) {
+    if pre == post {
+        let hash = hash_pair::<H>(pre.0, pre.1, pre_count);
+        return (hash, hash);
+    }
+    let zero = |(left, right): (&[u8; 32], &[u8; 32])| *left == [0u8; 32] && *right == [0u8; 32];
+    if zero(pre) || zero(post) {
+        return (
+            hash_pair::<H>(pre.0, pre.1, pre_count),
+            hash_pair::<H>(post.0, post.1, post_count),
+        );
+    }
+    *pre_count += 1;
+    *post_count += 1;
+    let mut out = [[0u8; 32]; 2];
+    H::hash64_many(
+        &[message64(pre.0, pre.1), message64(post.0, post.1)],
+        &mut out,
+    );
+    (out[0], out[1])
+}
+
 /// `hash(value)`, in its own frame.
 #[inline(never)]
 fn leaf<H: TreeHash>(value: &[u8; 32]) -> [u8; 32] {
@@ -359,15 +390,11 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         } else {
             self.side(depth + 1, a, gap)?
         };
-        let pre = pair::<H>(&lp, &rp, &mut self.pre_hashes);
+        let counts = (&mut self.pre_hashes, &mut self.post_hashes);
+        let (pre, post) = pre_post::<H>((&lp, &rp), (&lq, &rq), counts);
         if pre == [0u8; 32] {
             return Err(broken(Rule::EmptyInternal, "stem", a));
         }
-        let post = if (lp, rp) == (lq, rq) {
-            pre
-        } else {
-            pair::<H>(&lq, &rq, &mut self.post_hashes)
-        };
         Ok((pre, post))
     }
 
@@ -479,12 +506,10 @@ impl<H: TreeHash> Walk<'_, '_, H> {
                 if sp == [0u8; 32] {
                     return Err(broken(Rule::EmptyStem, "stem", s));
                 }
-                pre = pair::<H>(&stem_head(&stem), &sp, &mut self.pre_hashes);
-                let post = if sq == sp {
-                    pre
-                } else {
-                    pair::<H>(&stem_head(&stem), &sq, &mut self.post_hashes)
-                };
+                let head = stem_head(&stem);
+                let counts = (&mut self.pre_hashes, &mut self.post_hashes);
+                let post;
+                (pre, post) = pre_post::<H>((&head, &sp), (&head, &sq), counts);
                 self.scratch.push((stem, post));
             } else if sq != [0u8; 32] {
                 let post = pair::<H>(&stem_head(&stem), &sq, &mut self.post_hashes);
@@ -569,13 +594,8 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         };
         let (lp, lq) = side(self, k0, mid)?;
         let (rp, rq) = side(self, mid, k1)?;
-        let pre = pair::<H>(&lp, &rp, &mut self.pre_hashes);
-        let post = if (lp, rp) == (lq, rq) {
-            pre
-        } else {
-            pair::<H>(&lq, &rq, &mut self.post_hashes)
-        };
-        Ok((pre, post))
+        let counts = (&mut self.pre_hashes, &mut self.post_hashes);
+        Ok(pre_post::<H>((&lp, &rp), (&lq, &rq), counts))
     }
 
     /// The leaf of key `k`: `hash(value)` before and after, or zero where absent.
@@ -583,25 +603,38 @@ impl<H: TreeHash> Walk<'_, '_, H> {
         debug_assert_eq!(k, self.key);
         self.key = k + 1;
         let f = self.w.flags[k];
-        let pre = if f & FLAG_PRE != 0 {
+        let old = if f & FLAG_PRE != 0 {
             if !present {
                 return Err(broken(Rule::AbsentValue, "key", k));
             }
             let value = value_at(self.w.values, self.value)?;
             self.value += 1;
-            self.pre_hashes += 1;
-            leaf::<H>(value)
+            Some(value)
         } else {
-            [0u8; 32]
+            None
         };
-        let post = if f & FLAG_SET != 0 {
+        let new = if f & FLAG_SET != 0 {
             let value = value_at(self.w.values, self.value)?;
             self.value += 1;
-            self.post_hashes += 1;
-            leaf::<H>(value)
+            Some(value)
         } else {
-            pre
+            None
         };
-        Ok((pre, post))
+        self.pre_hashes += u64::from(old.is_some());
+        self.post_hashes += u64::from(new.is_some());
+        Ok(match (old, new) {
+            // Both values hashed together ([`TreeHash::hash32_many`]).
+            (Some(old), Some(new)) => {
+                let mut out = [[0u8; 32]; 2];
+                H::hash32_many(&[*old, *new], &mut out);
+                (out[0], out[1])
+            }
+            (Some(old), None) => {
+                let pre = leaf::<H>(old);
+                (pre, pre)
+            }
+            (None, Some(new)) => ([0u8; 32], leaf::<H>(new)),
+            (None, None) => ([0u8; 32], [0u8; 32]),
+        })
     }
 }
