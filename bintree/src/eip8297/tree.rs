@@ -8,9 +8,9 @@
 //! the loads of different paths overlap), applies it and rehashes below it at once, two
 //! subtrees in step wherever two siblings are to be rehashed, so that their nodes' messages go
 //! to the hash in pairs ([`TreeHash::hash_two`]: BLAKE3 on AVX2 compresses two messages for
-//! about the cost of one); with the `parallel` feature the subtrees below the top [`PARALLEL_LEVELS`] branch levels
-//! (hypertrees) go to rayon threads. The root is the same as for the writes applied one by
-//! one, in any order.
+//! about the cost of one); with the `parallel` feature the subtrees below the top
+//! [`PARALLEL_LEVELS`] branch levels (hypertrees) go to rayon threads. The root is the same as
+//! for the writes applied one by one, in any order.
 
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;

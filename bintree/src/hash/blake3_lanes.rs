@@ -6,10 +6,10 @@
 //! chain and leaves most of the vector units idle. Every instruction the row form uses acts on
 //! each 128-bit half of an AVX2 register on its own, so the same instruction stream on 256-bit
 //! registers compresses two messages for about the cost of one. The compression is the BLAKE3
-//! paper's §2.2 (the state's first row the chaining value, the second the IV's first half, the
-//! third the counter, block length and flags; seven rounds of column and diagonal G steps, the
-//! message words permuted between rounds); a message of at most one chunk is one or two blocks
-//! here, flagged `CHUNK_START` on the first, `CHUNK_END | ROOT` on the last.
+//! paper's §2.2 (the state's first two rows the chaining value, the third the IV's first half,
+//! the fourth the counter, block length and flags; seven rounds of column and diagonal G
+//! steps, the message words permuted between rounds); a message of at most one chunk is one or
+//! two blocks here, flagged `CHUNK_START` on the first, `CHUNK_END | ROOT` on the last.
 //!
 //! With `sha_ni`, the crate's only `unsafe` code: the unaligned 16-byte loads of the blocks and
 //! stores of the digests, each from or to 16 bytes of an array, and the call of the
