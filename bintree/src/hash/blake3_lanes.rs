@@ -62,26 +62,7 @@ pub(super) fn hash_two_block_pair(
 
 #[target_feature(enable = "avx2")]
 fn two_blocks_avx2(a: &[u8; MAX_LEN], b: &[u8; MAX_LEN], last: [u32; 2]) -> ([u8; 32], [u8; 32]) {
-    let iv_low = _mm256_setr_epi32(
-        IV[0] as i32,
-        IV[1] as i32,
-        IV[2] as i32,
-        IV[3] as i32,
-        IV[0] as i32,
-        IV[1] as i32,
-        IV[2] as i32,
-        IV[3] as i32,
-    );
-    let iv_high = _mm256_setr_epi32(
-        IV[4] as i32,
-        IV[5] as i32,
-        IV[6] as i32,
-        IV[7] as i32,
-        IV[4] as i32,
-        IV[5] as i32,
-        IV[6] as i32,
-        IV[7] as i32,
-    );
+    let (iv_low, iv_high) = (iv_half(0), iv_half(1));
     let first = _mm256_setr_epi32(0, 0, 64, CHUNK_START as i32, 0, 0, 64, CHUNK_START as i32);
     let (cv_low, cv_high) = compress(iv_low, iv_high, first, block(a, b, 0));
     let end = (CHUNK_END | ROOT) as i32;
@@ -106,6 +87,14 @@ fn two_blocks_avx2(a: &[u8; MAX_LEN], b: &[u8; MAX_LEN], last: [u32; 2]) -> ([u8
         }
     }
     (out[0], out[1])
+}
+
+/// Half `h` of the IV (words `4h..4h + 4`) in both halves of a register.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn iv_half(h: usize) -> __m256i {
+    let w = |i: usize| IV[4 * h + i] as i32;
+    _mm256_setr_epi32(w(0), w(1), w(2), w(3), w(0), w(1), w(2), w(3))
 }
 
 /// Block `k` (0 or 1) of both messages as four vectors of four words, `a`'s in the low half
@@ -139,16 +128,7 @@ fn compress(
     row3: __m256i,
     [q0, q1, q2, q3]: [__m256; 4],
 ) -> (__m256i, __m256i) {
-    let iv_low = _mm256_setr_epi32(
-        IV[0] as i32,
-        IV[1] as i32,
-        IV[2] as i32,
-        IV[3] as i32,
-        IV[0] as i32,
-        IV[1] as i32,
-        IV[2] as i32,
-        IV[3] as i32,
-    );
+    let iv_low = iv_half(0);
     let (mut r0, mut r1, mut r2, mut r3) = (cv_low, cv_high, iv_low, row3);
     // The round's message words in the order G takes them: `m0` the even words of the
     // columns (0, 2, 4, 6), `m1` their odd words, `m2` and `m3` the diagonals' (8..16).
