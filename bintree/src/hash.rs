@@ -59,19 +59,13 @@ impl TreeHash for Blake3 {
         // A node's message (a leaf's 67 bytes, a branch's 66 and up) fits one 1 KiB chunk:
         // gathered on the stack and hashed in one call, it skips the incremental hasher's
         // buffering between parts.
-        let mut message = [0u8; SHORT_MESSAGE];
-        let mut len = 0;
-        for part in parts {
-            let Some(to) = message.get_mut(len..len + part.len()) else {
-                let mut hasher = blake3::Hasher::new();
-                for part in parts {
-                    hasher.update(part);
-                }
-                return *hasher.finalize().as_bytes();
-            };
-            to.copy_from_slice(part);
-            len += part.len();
-        }
+        let Some((message, len)) = gather(parts) else {
+            let mut hasher = blake3::Hasher::new();
+            for part in parts {
+                hasher.update(part);
+            }
+            return *hasher.finalize().as_bytes();
+        };
         *blake3::hash(&message[..len]).as_bytes()
     }
 
@@ -90,7 +84,6 @@ impl TreeHash for Blake3 {
 }
 
 /// The concatenation of `parts` on the stack and its length, if it fits [`SHORT_MESSAGE`].
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
 #[inline]
 fn gather(parts: &[&[u8]]) -> Option<([u8; SHORT_MESSAGE], usize)> {
     let mut message = [0u8; SHORT_MESSAGE];
