@@ -64,6 +64,29 @@ pub(crate) fn encode_bit_prefix(path: &[u8], start: usize, end: usize, out: &mut
     }
 }
 
+/// The positions of `keys` in key order (bytes compared one by one, a key before the longer
+/// keys it starts), several writes of one key together with the last of them first, so that a
+/// batch keeps the first of each run. Each key is sorted by its first eight bytes as one
+/// number, its whole bytes compared only where those are equal (the same key, or keys that
+/// share eight bytes): a batch of hash-derived keys sorts without a byte-by-byte comparison.
+pub(crate) fn key_order<K: AsRef<[u8]>>(keys: &[K]) -> Vec<usize> {
+    let head = |key: &[u8]| {
+        let mut bytes = [0u8; 8];
+        let n = key.len().min(8);
+        bytes[..n].copy_from_slice(&key[..n]);
+        u64::from_be_bytes(bytes)
+    };
+    // The first eight bytes zero-padded as a number: a smaller number is a smaller key (the
+    // first byte that differs is a byte of both, or the padding of the key that ends first).
+    let mut order: Vec<(u64, &[u8], core::cmp::Reverse<usize>)> = keys
+        .iter()
+        .enumerate()
+        .map(|(at, key)| (head(key.as_ref()), key.as_ref(), core::cmp::Reverse(at)))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, _, at)| at.0).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +104,28 @@ mod tests {
         encode_bit_prefix(&[0xff], 3, 3, &mut out);
         assert_eq!(out, [0, 0]);
         assert_eq!(bit(&a, 2), 1);
+    }
+
+    /// The order of byte strings, last write of a key first, for keys that share their first
+    /// eight bytes, keys shorter than eight bytes, a key and its extensions, empty keys.
+    #[test]
+    fn key_order_is_byte_order_with_the_last_write_first() {
+        let keys: Vec<Vec<u8>> = vec![
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 9],
+            vec![1, 2, 3, 4, 5, 6, 7, 8],
+            vec![1, 2],
+            vec![1, 2, 0],
+            vec![],
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 9],
+            vec![0xff; 3],
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 0],
+            vec![1, 2],
+            vec![1, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+        ];
+        let mut expected: Vec<usize> = (0..keys.len()).collect();
+        expected.sort_by(|&a, &b| keys[a].cmp(&keys[b]).then(b.cmp(&a)));
+        assert_eq!(key_order(&keys), expected);
+        assert_eq!(&expected[..3], &[4, 9, 8]);
+        assert_eq!(key_order::<[u8; 0]>(&[]), Vec::<usize>::new());
     }
 }

@@ -44,11 +44,11 @@ pub(super) fn hash_pair<H: TreeHash>(
 }
 
 impl StemNode {
-    /// An empty stem node.
-    pub(super) fn new(stem: [u8; STEM_LENGTH]) -> Self {
+    /// An empty stem node with room for `values` values.
+    pub(super) fn new(stem: [u8; STEM_LENGTH], values: usize) -> Self {
         StemNode {
             stem,
-            values: Vec::new(),
+            values: Vec::with_capacity(values),
             inner: Vec::new(),
             hash: None,
         }
@@ -249,7 +249,13 @@ impl StemNode {
             }
             Ok(i) => self.inner[i].1 = hash,
             Err(_) if hash == [0u8; 32] => {}
-            Err(i) => self.inner.insert(i, (id, hash)),
+            Err(i) => {
+                // The first hashes of a new stem node: the path of one leaf is 8 nodes.
+                if self.inner.capacity() == 0 {
+                    self.inner.reserve_exact(8);
+                }
+                self.inner.insert(i, (id, hash));
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
 use super::stem::{hash_pair, hash_two, message64, rehash_pair, StemNode, STEM_LENGTH};
-use crate::bits::{bit, set_bit};
+use crate::bits::{bit, key_order, set_bit};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
 
@@ -212,15 +212,30 @@ impl<H: TreeHash> Tree<H> {
         K: AsRef<[u8]>,
         I: IntoIterator<Item = (K, [u8; 32])>,
     {
-        let mut batch: Vec<(Write, usize)> = Vec::new();
+        let mut keys: Vec<[u8; 32]> = Vec::new();
+        let mut values: Vec<[u8; 32]> = Vec::new();
         for (key, value) in writes {
             let (stem, index) = split_key(key.as_ref())?;
-            batch.push(((stem, index, value), batch.len()));
+            let mut whole = [0u8; 32];
+            whole[..STEM_LENGTH].copy_from_slice(&stem);
+            whole[STEM_LENGTH] = index;
+            keys.push(whole);
+            values.push(value);
         }
-        // Key order, then the last write of each key first so that dedup keeps it.
-        batch.sort_unstable_by(|(a, ai), (b, bi)| (a.0, a.1).cmp(&(b.0, b.1)).then(bi.cmp(ai)));
-        batch.dedup_by(|later, earlier| (later.0 .0, later.0 .1) == (earlier.0 .0, earlier.0 .1));
-        let ops: Vec<Write> = batch.into_iter().map(|(write, _)| write).collect();
+        // Key order, the last write of each key first: the first of each run is kept.
+        let mut ops: Vec<Write> = Vec::with_capacity(keys.len());
+        let mut last: Option<&[u8; 32]> = None;
+        for at in key_order(&keys) {
+            let (Some(key), Some(value)) = (keys.get(at), values.get(at)) else {
+                continue;
+            };
+            if last == Some(key) {
+                continue;
+            }
+            last = Some(key);
+            let (stem, index) = split_key(key)?;
+            ops.push((stem, index, *value));
+        }
         let mut count = 0;
         let (inserted, _) = apply::<H, true>(&mut self.root, 0, &ops, 0, false, &mut count);
         self.len += inserted;
@@ -597,7 +612,7 @@ fn write_stem(node: &mut Node, ops: &[Write]) -> (usize, bool) {
         return (0, false);
     };
     if matches!(node, Node::Empty) {
-        *node = Node::Stem(Box::new(StemNode::new(first.0)));
+        *node = Node::Stem(Box::new(StemNode::new(first.0, ops.len())));
     }
     let Node::Stem(stem) = node else {
         return (0, false);

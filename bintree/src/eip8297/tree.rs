@@ -15,7 +15,7 @@
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
-use crate::bits::{bit, encode_bit_prefix, first_difference};
+use crate::bits::{bit, encode_bit_prefix, first_difference, key_order};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
 
@@ -445,18 +445,21 @@ impl<H: TreeHash> Tree<H> {
         K: AsRef<[u8]>,
         I: IntoIterator<Item = (K, Option<[u8; 32]>)>,
     {
-        let mut batch: Vec<(K, Option<[u8; 32]>)> = writes.into_iter().collect();
+        let batch: Vec<(K, Option<[u8; 32]>)> = writes.into_iter().collect();
         for (key, _) in &batch {
             check_key(key.as_ref())?;
         }
-        // Stable: equal keys keep their order, and the last of each run is kept.
-        batch.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        // Key order, the last write of each key first: the first of each run is kept.
+        let keys: Vec<&[u8]> = batch.iter().map(|(key, _)| key.as_ref()).collect();
         let mut ops: Vec<(&[u8], Option<[u8; 32]>)> = Vec::with_capacity(batch.len());
-        for (key, value) in &batch {
-            match ops.last_mut() {
-                Some(last) if last.0 == key.as_ref() => last.1 = *value,
-                _ => ops.push((key.as_ref(), *value)),
+        for at in key_order(&keys) {
+            let Some((key, value)) = batch.get(at) else {
+                continue;
+            };
+            if ops.last().is_some_and(|last| last.0 == key.as_ref()) {
+                continue;
             }
+            ops.push((key.as_ref(), *value));
         }
         let mut count = 0;
         let applied = apply::<H>(&mut self.root, 0, &ops, 0, &mut count);
