@@ -6,8 +6,8 @@
 //! A batch ([`Tree::apply`]) walks the written paths once, sorted by key, and rehashes each
 //! node it changes on the way back up, inside a stem's subtree too, while the path is in
 //! cache; below a node with few writes left it first brings their paths' nodes into cache
-//! level by level, so that the loads of different paths overlap, applies the writes, then
-//! rehashes what they changed two hashes at a time where they are independent (two stems'
+//! level by level, so that the loads of different paths overlap, applies the writes (listing
+//! the stem nodes they change on the way), then rehashes what they changed two hashes at a time where they are independent (two stems'
 //! walks from leaf to stem node in step, two dirty subtrees' nodes in step), so that SHA-256
 //! on SHA-NI hashes two messages interleaved ([`TreeHash::hash64_many`]). A single write
 //! ([`Tree::insert`]) clears the cached hashes on its path and [`Tree::root`] rehashes those
@@ -192,14 +192,14 @@ impl<H: TreeHash> Tree<H> {
     /// Sets the 32-byte `key` to `value` (a zero value is a present leaf, `hash(0^32)`).
     pub fn insert(&mut self, key: &[u8], value: &[u8; 32]) -> Result<(), Error> {
         let (stem, index) = split_key(key)?;
-        let mut count = 0;
-        let (inserted, _) = apply::<H, false>(
+        // The node hashes are left for `root`: the stem node written is not rehashed here.
+        let mut stems = Vec::new();
+        let (inserted, _) = write(
             &mut self.root,
             0,
             &[(stem, index, *value)],
-            0,
             true,
-            &mut count,
+            &mut stems,
         );
         self.len += inserted;
         Ok(())
@@ -237,7 +237,7 @@ impl<H: TreeHash> Tree<H> {
             ops.push((stem, index, *value));
         }
         let mut count = 0;
-        let (inserted, _) = apply::<H, true>(&mut self.root, 0, &ops, 0, false, &mut count);
+        let (inserted, _) = apply::<H>(&mut self.root, 0, &ops, 0, &mut count);
         self.len += inserted;
         self.hashes += count;
         Ok(())
@@ -386,30 +386,28 @@ pub(super) fn first_stem<'t>(
     node
 }
 
-/// Applies writes sorted by (stem, sub-index), distinct, whose stems share bits `..depth`.
-/// With `REHASH`, every node the writes change is rehashed on the way back up, while the
-/// batch's paths are still in cache (the hashes counted in `count`); without it the changed
-/// nodes are left for [`Tree::root`]. `warm`: the nodes on the writes' paths have been brought
-/// into cache ([`warm_paths`]). Returns (values inserted, whether anything changed).
-fn apply<H: TreeHash, const REHASH: bool>(
+/// Applies writes sorted by (stem, sub-index), distinct, whose stems share bits `..depth`,
+/// and rehashes every node they change on the way back up, while the batch's paths are still
+/// in cache (the hashes counted in `count`). Returns (values inserted, whether anything
+/// changed).
+fn apply<H: TreeHash>(
     node: &mut Node,
     depth: usize,
     ops: &[Write],
     level: usize,
-    mut warm: bool,
     count: &mut u64,
 ) -> (usize, bool) {
     let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
         return (0, false);
     };
-    if REHASH && ops.len() <= WARM_WRITES && matches!(node, Node::Internal(_)) {
-        // A group of few writes: applied without hashing; then its stems are rehashed, two
-        // at a time where each has one written value (their walks from leaf to stem node in
-        // step, each step's two hashes together), and the internal nodes above them.
-        let out = apply::<H, false>(node, depth, ops, level, warm, count);
+    if ops.len() <= WARM_WRITES && matches!(node, Node::Internal(_)) {
+        // A group of few writes: applied without hashing, the stems it writes listed on the
+        // way; then those stems are rehashed, two at a time where each has one written value
+        // (their walks from leaf to stem node in step, each step's two hashes together), and
+        // the internal nodes above them.
+        let mut stems = Vec::with_capacity(ops.len());
+        let out = write(node, depth, ops, false, &mut stems);
         if out.1 {
-            let mut stems = Vec::with_capacity(ops.len());
-            written_stems(node, &mut stems);
             rehash_stems::<H>(stems, count);
             node_hash::<H>(node, level, count);
         }
@@ -419,35 +417,90 @@ fn apply<H: TreeHash, const REHASH: bool>(
         // Never on a written path: a stored tree loads every path it writes first.
         Node::Stored(_) => (0, false),
         Node::Empty | Node::Stem(_) => {
-            let existing = match node {
-                Node::Stem(s) => Some(s.stem),
-                _ => None,
-            };
-            let single = first.0 == last.0 && existing.is_none_or(|stem| stem == first.0);
-            if single {
+            if single_stem(node, first, last) {
                 let written = write_stem(node, ops);
-                if REHASH && written.1 {
+                if written.1 {
                     node_hash::<H>(node, level, count);
                 }
                 return written;
             }
-            // Two stems or more in this region: an internal node at this depth.
-            let mut internal = Box::<Internal>::default();
-            if let Some(stem) = existing {
-                let child = core::mem::take(node);
-                if bit(&stem, depth) == 0 {
-                    internal.left = child;
-                } else {
-                    internal.right = child;
-                }
-            }
-            *node = Node::Internal(internal);
-            apply::<H, REHASH>(node, depth, ops, level, warm, count)
+            split_region(node, depth);
+            apply::<H>(node, depth, ops, level, count)
         }
         Node::Internal(internal) => {
             let mid = ops.partition_point(|op| bit(&op.0, depth) == 0);
             let (left, right) = ops.split_at(mid);
-            if ops.len() <= WARM_WRITES && !warm {
+            let (l, r) = apply_children::<H>(internal, depth, left, right, level, count);
+            let changed = l.1 || r.1;
+            if changed {
+                let (left, right) = children_hashes::<H>(internal, level, count);
+                internal.set_hash(Some(hash_pair::<H>(&left, &right, count)));
+            }
+            (l.0 + r.0, changed)
+        }
+    }
+}
+
+/// Whether writes from `first` to `last` (sorted) below `node`, empty or a stem node, are all
+/// of one stem, and of that node's stem.
+fn single_stem(node: &Node, first: &Write, last: &Write) -> bool {
+    let existing = match node {
+        Node::Stem(s) => Some(s.stem),
+        _ => None,
+    };
+    first.0 == last.0 && existing.is_none_or(|stem| stem == first.0)
+}
+
+/// Turns `node` (at `depth`), empty or a stem node, into an internal node over it: writes of
+/// two stems or more go below it.
+fn split_region(node: &mut Node, depth: usize) {
+    let mut internal = Box::<Internal>::default();
+    if let Node::Stem(stem) = node {
+        let side = bit(&stem.stem, depth);
+        let child = core::mem::take(node);
+        if side == 0 {
+            internal.left = child;
+        } else {
+            internal.right = child;
+        }
+    }
+    *node = Node::Internal(internal);
+}
+
+/// Applies writes sorted by (stem, sub-index), distinct, whose stems share bits `..depth`,
+/// without hashing: the cached hashes on their paths are cleared (for [`Tree::root`] or the
+/// caller's rehash), and each stem node whose values change is added to `stems`, in key order.
+/// `warm`: the nodes on the writes' paths have been brought into cache ([`warm_paths`]); if
+/// not, they are at the first internal node. Returns (values inserted, whether anything
+/// changed).
+fn write<'t>(
+    node: &'t mut Node,
+    depth: usize,
+    ops: &[Write],
+    mut warm: bool,
+    stems: &mut Vec<&'t mut StemNode>,
+) -> (usize, bool) {
+    let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+        return (0, false);
+    };
+    match node {
+        // Never on a written path: a stored tree loads every path it writes first.
+        Node::Stored(_) => (0, false),
+        Node::Empty | Node::Stem(_) => {
+            if !single_stem(node, first, last) {
+                split_region(node, depth);
+                return write(node, depth, ops, warm, stems);
+            }
+            let written = write_stem(node, ops);
+            if let (true, Node::Stem(stem)) = (written.1, node) {
+                stems.push(stem);
+            }
+            written
+        }
+        Node::Internal(internal) => {
+            let mid = ops.partition_point(|op| bit(&op.0, depth) == 0);
+            let (left, right) = ops.split_at(mid);
+            if !warm {
                 warm_paths(internal, depth, mid, ops);
                 warm = true;
             }
@@ -459,31 +512,20 @@ fn apply<H: TreeHash, const REHASH: bool>(
                 &internal.right
             };
             core::hint::black_box(touch(later));
-            let (l, r) =
-                apply_children::<H, REHASH>(internal, depth, left, right, level, warm, count);
+            let Internal {
+                left: left_node,
+                right: right_node,
+                hash,
+            } = &mut **internal;
+            let l = write(left_node, depth + 1, left, warm, stems);
+            let r = write(right_node, depth + 1, right, warm, stems);
             let changed = l.1 || r.1;
             if changed {
-                internal.set_hash(None);
-                if REHASH {
-                    let (left, right) = children_hashes::<H>(internal, level, count);
-                    internal.set_hash(Some(hash_pair::<H>(&left, &right, count)));
-                }
+                // To be computed: a zero hash is a missing one (`Internal::hash`).
+                *hash = [0u8; 32];
             }
             (l.0 + r.0, changed)
         }
-    }
-}
-
-/// The stem nodes below `node` whose hashes are to be computed.
-fn written_stems<'t>(node: &'t mut Node, stems: &mut Vec<&'t mut StemNode>) {
-    match node {
-        Node::Internal(internal) if internal.hash().is_none() => {
-            let Internal { left, right, .. } = &mut **internal;
-            written_stems(left, stems);
-            written_stems(right, stems);
-        }
-        Node::Stem(stem) if stem.hash.is_none() => stems.push(stem),
-        _ => {}
     }
 }
 
@@ -575,13 +617,12 @@ fn kind(node: &Node) -> u8 {
 
 /// Applies the two halves of a batch below `internal`'s children: on two rayon threads over
 /// the top [`PARALLEL_LEVELS`] levels with the `parallel` feature, else one after the other.
-fn apply_children<H: TreeHash, const REHASH: bool>(
+fn apply_children<H: TreeHash>(
     internal: &mut Internal,
     depth: usize,
     left: &[Write],
     right: &[Write],
     level: usize,
-    warm: bool,
     count: &mut u64,
 ) -> ((usize, bool), (usize, bool)) {
     let Internal {
@@ -594,15 +635,15 @@ fn apply_children<H: TreeHash, const REHASH: bool>(
     if level < PARALLEL_LEVELS && left.len() + right.len() >= PARALLEL_MIN_WRITES {
         let (mut lc, mut rc) = (0, 0);
         let out = rayon::join(
-            || apply::<H, REHASH>(left_node, next, left, below, warm, &mut lc),
-            || apply::<H, REHASH>(right_node, next, right, below, warm, &mut rc),
+            || apply::<H>(left_node, next, left, below, &mut lc),
+            || apply::<H>(right_node, next, right, below, &mut rc),
         );
         *count += lc + rc;
         return out;
     }
     (
-        apply::<H, REHASH>(left_node, next, left, below, warm, count),
-        apply::<H, REHASH>(right_node, next, right, below, warm, count),
+        apply::<H>(left_node, next, left, below, count),
+        apply::<H>(right_node, next, right, below, count),
     )
 }
 
