@@ -206,18 +206,41 @@ impl StemNode {
         }
     }
 
-    /// The hashes beside the path from the leaf of sub-index `index` up to the subtree root,
-    /// lowest first: the other leaf of its pair, then the other inner node at each height.
-    fn path_siblings(&self, index: u8) -> [[u8; 32]; 8] {
+    /// The path from the leaf of sub-index `index` up to the subtree root, read in one pass
+    /// over the cached inner hashes (in place of a search for each node).
+    fn path(&self, index: u8) -> Path {
         let leaf = 256 + u16::from(index);
-        core::array::from_fn(|below| {
-            let sibling = (leaf >> below) ^ 1;
-            if below == 0 {
-                self.subtree_hash(sibling)
-            } else {
-                self.cached(sibling as u8)
+        let mut path = Path {
+            siblings: [[0u8; 32]; 8],
+            at: [None; 8],
+        };
+        path.siblings[0] = self.subtree_hash(leaf ^ 1);
+        for (i, (id, hash)) in self.inner.iter().enumerate() {
+            // Inner node `id` (1..=255) is `leading_zeros + 1` levels above the leaves.
+            let height = id.leading_zeros() as usize + 1;
+            let on_path = (leaf >> height) as u8;
+            if *id == on_path {
+                if let Some(at) = path.at.get_mut(height - 1) {
+                    *at = Some(i);
+                }
+            } else if *id == on_path ^ 1 {
+                if let Some(sibling) = path.siblings.get_mut(height) {
+                    *sibling = *hash;
+                }
             }
-        })
+        }
+        path
+    }
+
+    /// Stores the hash of inner node `id`, the path node at height `height` of a [`Path`]
+    /// read before: in place where the path found it (stores on one path go from the leaf up,
+    /// to ever smaller numbers, so an insertion below leaves the positions above as read).
+    fn store_on_path(&mut self, path: &Path, height: usize, id: u8, hash: [u8; 32]) {
+        let at = path.at.get(height - 1).copied().flatten();
+        match at.and_then(|i| self.inner.get_mut(i)) {
+            Some(entry) if entry.0 == id && hash != [0u8; 32] => entry.1 = hash,
+            _ => self.store(id, hash),
+        }
     }
 
     /// The hash of subtree node `id` (heap numbering: 1 is the subtree root, `256 + i` the
@@ -260,6 +283,15 @@ impl StemNode {
     }
 }
 
+/// A leaf's path through its stem's subtree ([`StemNode::path`]).
+struct Path {
+    /// The hashes beside the path, lowest first: the other leaf of its pair, then the other
+    /// inner node at each height.
+    siblings: [[u8; 32]; 8],
+    /// Where in the cached inner hashes each inner node on the path is (heights 1 to 8).
+    at: [Option<usize>; 8],
+}
+
 /// Rehashes two stem nodes that each have exactly one value written since their last hash
 /// (`at`: its position, from [`StemNode::single_written`]), their two walks from leaf to stem
 /// node in step, so that each step's two hashes go to the hash together
@@ -274,7 +306,7 @@ pub(super) fn rehash_pair<H: TreeHash>(
         return;
     };
     let (index_a, index_b) = (slot_a.index, slot_b.index);
-    let (siblings_a, siblings_b) = (a.path_siblings(index_a), b.path_siblings(index_b));
+    let (path_a, path_b) = (a.path(index_a), b.path(index_b));
     let mut hashes = [[0u8; 32]; 2];
     H::hash32_many(&[slot_a.value, slot_b.value], &mut hashes);
     *count += 2;
@@ -291,12 +323,12 @@ pub(super) fn rehash_pair<H: TreeHash>(
             _ => message64(sibling, node),
         };
         let messages = [
-            message(leaf_a, &hashes[0], &siblings_a[below]),
-            message(leaf_b, &hashes[1], &siblings_b[below]),
+            message(leaf_a, &hashes[0], &path_a.siblings[below]),
+            message(leaf_b, &hashes[1], &path_b.siblings[below]),
         ];
         hashes = hash_two::<H>(&messages, count);
-        a.store((leaf_a >> height) as u8, hashes[0]);
-        b.store((leaf_b >> height) as u8, hashes[1]);
+        a.store_on_path(&path_a, height, (leaf_a >> height) as u8, hashes[0]);
+        b.store_on_path(&path_b, height, (leaf_b >> height) as u8, hashes[1]);
     }
     let messages = [
         message64(&stem_head(&a.stem), &hashes[0]),
