@@ -7,13 +7,13 @@
 //! node it changes on the way back up, inside a stem's subtree too, while the path is in
 //! cache; below a node with few writes left it first brings their paths' nodes into cache
 //! level by level, so that the loads of different paths overlap, applies the writes (listing
-//! the stem nodes they change on the way), then rehashes what they changed two hashes at a time where they are independent (two stems'
-//! walks from leaf to stem node in step, two dirty subtrees' nodes in step), so that SHA-256
-//! on SHA-NI hashes two messages interleaved ([`TreeHash::hash64_many`]). A single write
-//! ([`Tree::insert`]) clears the cached hashes on its path and [`Tree::root`] rehashes those
-//! nodes once each. With the `parallel` feature, the batch and the rehash fork onto rayon
-//! threads for the top [`PARALLEL_LEVELS`] levels; each subtree below (a hypertree) is one
-//! unit of work.
+//! the stem nodes they change on the way), then rehashes what they changed two hashes at a
+//! time where they are independent (two stems' walks from leaf to stem node in step, two
+//! dirty subtrees' nodes in step), so that SHA-256 on SHA-NI hashes two messages interleaved
+//! ([`TreeHash::hash64_many`]). A single write ([`Tree::insert`]) clears the cached hashes on
+//! its path and [`Tree::root`] rehashes those nodes once each. With the `parallel` feature,
+//! the batch and the rehash fork onto rayon threads for the top [`PARALLEL_LEVELS`] levels;
+//! each subtree below (a hypertree) is one unit of work.
 
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
