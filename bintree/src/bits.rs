@@ -87,6 +87,21 @@ pub(crate) fn key_order<K: AsRef<[u8]>>(keys: &[K]) -> Vec<usize> {
     order.into_iter().map(|(_, _, at)| at.0).collect()
 }
 
+/// The positions of the writes a batch keeps, in key order: of several writes of one key, the
+/// last ([`key_order`], each run of one key cut to its first).
+pub(crate) fn last_writes<K: AsRef<[u8]>>(keys: &[K]) -> Vec<usize> {
+    let mut kept: Vec<usize> = Vec::with_capacity(keys.len());
+    let mut previous: Option<&[u8]> = None;
+    for at in key_order(keys) {
+        let key = keys.get(at).map(AsRef::as_ref);
+        if key != previous {
+            kept.push(at);
+            previous = key;
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +142,12 @@ mod tests {
         assert_eq!(key_order(&keys), expected);
         assert_eq!(&expected[..3], &[4, 9, 8]);
         assert_eq!(key_order::<[u8; 0]>(&[]), Vec::<usize>::new());
+    }
+
+    /// One position per key, its last write, in key order.
+    #[test]
+    fn last_writes_keep_the_last_of_each_key() {
+        let keys: [&[u8]; 6] = [&[2], &[1], &[2], &[1, 0], &[1], &[2]];
+        assert_eq!(last_writes(&keys), [4, 3, 5]);
     }
 }

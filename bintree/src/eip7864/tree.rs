@@ -19,7 +19,7 @@ use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
 use super::stem::{hash_pair, hash_two, message64, rehash_pair, StemNode, STEM_LENGTH};
-use crate::bits::{bit, key_order, set_bit};
+use crate::bits::{bit, last_writes, set_bit};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
 
@@ -213,29 +213,20 @@ impl<H: TreeHash> Tree<H> {
         I: IntoIterator<Item = (K, [u8; 32])>,
     {
         let mut keys: Vec<[u8; 32]> = Vec::new();
-        let mut values: Vec<[u8; 32]> = Vec::new();
+        let mut batch: Vec<Write> = Vec::new();
         for (key, value) in writes {
             let (stem, index) = split_key(key.as_ref())?;
             let mut whole = [0u8; 32];
             whole[..STEM_LENGTH].copy_from_slice(&stem);
             whole[STEM_LENGTH] = index;
             keys.push(whole);
-            values.push(value);
+            batch.push((stem, index, value));
         }
-        // Key order, the last write of each key first: the first of each run is kept.
-        let mut ops: Vec<Write> = Vec::with_capacity(keys.len());
-        let mut last: Option<&[u8; 32]> = None;
-        for at in key_order(&keys) {
-            let (Some(key), Some(value)) = (keys.get(at), values.get(at)) else {
-                continue;
-            };
-            if last == Some(key) {
-                continue;
-            }
-            last = Some(key);
-            let (stem, index) = split_key(key)?;
-            ops.push((stem, index, *value));
-        }
+        // Key order, the last write of each key kept.
+        let ops: Vec<Write> = last_writes(&keys)
+            .into_iter()
+            .filter_map(|at| batch.get(at).copied())
+            .collect();
         let mut count = 0;
         let (inserted, _) = apply::<H>(&mut self.root, 0, &ops, 0, &mut count);
         self.len += inserted;

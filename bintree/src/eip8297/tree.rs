@@ -15,7 +15,7 @@
 use alloc::collections::BTreeSet;
 use core::marker::PhantomData;
 
-use crate::bits::{bit, encode_bit_prefix, first_difference, key_order};
+use crate::bits::{bit, encode_bit_prefix, first_difference, last_writes};
 use crate::prelude::*;
 use crate::{Error, TreeHash};
 
@@ -449,18 +449,12 @@ impl<H: TreeHash> Tree<H> {
         for (key, _) in &batch {
             check_key(key.as_ref())?;
         }
-        // Key order, the last write of each key first: the first of each run is kept.
+        // Key order, the last write of each key kept.
         let keys: Vec<&[u8]> = batch.iter().map(|(key, _)| key.as_ref()).collect();
-        let mut ops: Vec<(&[u8], Option<[u8; 32]>)> = Vec::with_capacity(batch.len());
-        for at in key_order(&keys) {
-            let Some((key, value)) = batch.get(at) else {
-                continue;
-            };
-            if ops.last().is_some_and(|last| last.0 == key.as_ref()) {
-                continue;
-            }
-            ops.push((key.as_ref(), *value));
-        }
+        let ops: Vec<(&[u8], Option<[u8; 32]>)> = last_writes(&keys)
+            .into_iter()
+            .filter_map(|at| batch.get(at).map(|(key, value)| (key.as_ref(), *value)))
+            .collect();
         let mut count = 0;
         let applied = apply::<H>(&mut self.root, 0, &ops, 0, &mut count);
         self.hashes += count;
